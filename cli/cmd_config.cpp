@@ -1,0 +1,40 @@
+// `rubato config`: the configuration table (the same one the parser uses).
+#include <cstdio>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "rubato/core/config_table.hpp"
+
+namespace rubato::cli {
+
+namespace {
+struct ConfigOptions {
+  bool markdown = false;
+};
+
+ConfigOptions setup(const std::vector<std::string>& argv) {
+  Args a(argv, {"markdown"});
+  if (!a.positionals().empty()) throw UsageError("unexpected argument '" + a.positionals().front() + "'");
+  return {a.flag("markdown")};
+}
+}  // namespace
+
+int run_config(const std::vector<std::string>& argv) {
+  const ConfigOptions o = setup(argv);
+  if (o.markdown) {
+    std::printf("| variable | file key | default | accepted | meaning |\n|---|---|---|---|---|\n");
+    for (const auto& k : config_keys())
+      std::printf("| `%.*s` | `%.*s` | `%.*s` | %.*s | %.*s |\n", int(k.env.size()), k.env.data(),
+                  int(k.file_key.size()), k.file_key.data(), int(k.default_text.size()), k.default_text.data(),
+                  int(k.accepted.size()), k.accepted.data(), int(k.description.size()), k.description.data());
+    return 0;
+  }
+  for (const auto& k : config_keys())
+    std::printf("%-26.*s %-18.*s default %.*s\n    %.*s\n    accepted: %.*s\n", int(k.env.size()), k.env.data(),
+                int(k.file_key.size()), k.file_key.data(), int(k.default_text.size()), k.default_text.data(),
+                int(k.description.size()), k.description.data(), int(k.accepted.size()), k.accepted.data());
+  std::printf("\nRUBATO_CONFIG=<file> reads 'key = value' lines (file keys above, '#' comments); the environment wins.\n");
+  return 0;
+}
+
+}  // namespace rubato::cli

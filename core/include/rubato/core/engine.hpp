@@ -1,0 +1,147 @@
+// The tempo engine: receives the work-stealing scheduler's events, keeps each
+// worker's queue depth and tempo level, and applies the tempo policy of
+// seed 000 Fig. 5. It does not know where events come from (OpenMP, TBB,
+// simulator) nor how a level becomes a frequency (sysfs, emulator, model).
+//
+// Concurrency contract (DESIGN.md "The engine"):
+//  - push / pop / task_begin / task_end are called by worker w itself and touch
+//    only w's cache-line-aligned slot (plus, on the rare tempo change, w's clock
+//    domain record);
+//  - steal / idle take the single immediacy-list lock;
+//  - worker_begin / worker_end / snapshots may be called from any thread.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+
+#include "rubato/core/spin_lock.hpp"
+#include <vector>
+
+#include "rubato/core/clock.hpp"
+#include "rubato/core/immediacy_list.hpp"
+#include "rubato/core/policy.hpp"
+#include "rubato/core/tempo_actuator.hpp"
+#include "rubato/core/tempo_ladder.hpp"
+#include "rubato/core/types.hpp"
+#include "rubato/core/workload_thresholds.hpp"
+
+namespace rubato {
+
+struct EngineOptions {
+  PolicySpec policy;
+  // Frequencies in use (seed 000 §3.4, N-frequency control). `baseline` uses only
+  // the fastest, `fixed` only its own frequency, whatever is given here.
+  TempoLadder ladder{std::vector<double>{1e9}};
+  int thresholds = 2;                        // K (1..kMaxThresholds)
+  std::uint32_t profile_window = 16;         // M samples per profiling period
+  std::uint64_t sample_interval_ns = 100'000;  // one deque-size sample per worker per interval
+  double initial_mean_depth = 2.0;           // L before the first period completes
+  std::vector<double> fixed_thresholds;      // non-empty: these thresholds, no profiling
+  std::size_t max_workers = 256;
+  // Clock domain of each worker index; workers beyond the vector (or all, when
+  // empty) are their own domain.
+  std::vector<DomainId> worker_domain;
+};
+
+// What one worker did, for reports. Plain values: a snapshot.
+struct WorkerStats {
+  WorkerId id = 0;
+  bool seen = false;
+  DomainId domain = 0;
+  std::uint64_t pushes = 0;
+  std::uint64_t pops = 0;
+  std::uint64_t steals = 0;       // as thief
+  std::uint64_t stolen_from = 0;  // as victim
+  std::uint64_t idles = 0;
+  std::uint64_t segments = 0;
+  std::uint64_t tasks_completed = 0;
+  std::uint64_t max_depth = 0;
+  double mean_depth = 0;          // over the profiling samples
+  std::uint64_t depth_samples = 0;
+  Level level = 0;                // at snapshot time
+  std::uint64_t level_changes = 0;
+  std::array<std::uint64_t, kMaxLevels> busy_ns_at_level{};
+  std::uint64_t busy_ns = 0;
+  std::uint64_t first_seen_ns = 0;
+  std::uint64_t last_seen_ns = 0;
+  std::array<double, kMaxThresholds> thresholds{};  // current thld_1..K
+};
+
+struct DomainStats {
+  DomainId id = 0;
+  std::vector<WorkerId> workers;
+  Level level = 0;
+  std::uint64_t transitions = 0;  // effective-level changes requested of the back-end
+  std::uint64_t conflicts = 0;    // changes where members asked for different levels
+};
+
+class Engine {
+ public:
+  // `clock` and `actuator` must outlive the engine. Throws std::invalid_argument
+  // on inconsistent options (the caller validates configuration first).
+  Engine(EngineOptions options, const Clock& clock, TempoActuator& actuator);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // ---- events (DESIGN.md "The engine") -------------------------------------
+  void worker_begin(WorkerId w) noexcept;
+  void worker_end(WorkerId w) noexcept;
+  void push(WorkerId w) noexcept;                        // a deferred task enters w's queue
+  void pop(WorkerId w) noexcept;                         // w starts a task from its own queue
+  void steal(WorkerId thief, WorkerId victim) noexcept;  // thief starts a task from victim's queue
+  void idle(WorkerId w) noexcept;                        // w ran out of work
+  void task_begin(WorkerId w) noexcept;                  // a task segment starts on w
+  void task_end(WorkerId w, bool completed = true) noexcept;  // ... and ends (completed: not suspended)
+
+  // ---- state ---------------------------------------------------------------
+  bool valid(WorkerId w) const noexcept { return w < max_workers_; }
+  std::size_t max_workers() const noexcept { return max_workers_; }
+  Level level(WorkerId w) const noexcept;
+  Level domain_level(WorkerId w) const noexcept;
+  double frequency_hz(WorkerId w) const noexcept;  // effective: the domain's
+  std::int64_t depth(WorkerId w) const noexcept;
+  const TempoLadder& ladder() const noexcept { return ladder_; }
+  const PolicySpec& policy() const noexcept { return options_.policy; }
+  const EngineOptions& options() const noexcept { return options_; }
+  const ImmediacyList& immediacy() const noexcept { return list_; }
+  std::uint64_t dropped_events() const noexcept { return dropped_.load(std::memory_order_relaxed); }
+
+  std::vector<WorkerStats> worker_stats() const;  // only workers that were seen
+  std::vector<DomainStats> domain_stats() const;  // only domains with seen workers
+
+ private:
+  struct Slot;
+  struct Domain;
+
+  Slot& slot(WorkerId w) const noexcept;
+  std::int64_t depth_of(const Slot& s) const noexcept;
+  int band_now(const Slot& s) const noexcept;
+  void set_level(WorkerId w, Level level) noexcept;  // any thread
+  void raise(WorkerId w) noexcept;                   // UP(w)
+  void lower(WorkerId w) noexcept;                   // DOWN(w)
+  void publish_domain(DomainId d) noexcept;
+  void leave_immediacy_list(WorkerId w) noexcept;    // immediacy relay; list lock held
+  void sample_depth(Slot& s, std::uint64_t now) noexcept;
+  bool workload_may_slow(WorkerId w) const noexcept;
+  void drop() noexcept { dropped_.fetch_add(1, std::memory_order_relaxed); }
+
+  EngineOptions options_;
+  TempoLadder ladder_;
+  const Clock& clock_;
+  TempoActuator& actuator_;
+  bool segments_to_actuator_;
+  int k_;
+  std::size_t max_workers_;
+  std::unique_ptr<Slot[]> slots_;
+  std::vector<std::unique_ptr<Domain>> domains_;
+  std::vector<DomainId> domain_of_;
+  ImmediacyList list_;
+  SpinLock list_lock_;
+  std::atomic<std::uint64_t> dropped_{0};
+};
+
+}  // namespace rubato

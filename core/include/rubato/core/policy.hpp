@@ -1,0 +1,42 @@
+// Policy selection: one tempo policy (per-event, inside the engine) optionally
+// composed with periodic controllers (EFS throttling, affinity placement),
+// written "hermes+efs".
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace rubato {
+
+enum class TempoPolicy {
+  baseline,  // observe only, every worker at the fastest frequency (the papers' control)
+  workpath,  // seed 000 §3.1: thief procrastination + immediacy relay
+  workload,  // seed 000 §3.2: deque-size thresholds
+  hermes,    // seed 000 §3.3 / Fig. 5: both, head of the list never slowed by workload
+  fixed,     // every worker at one frequency (seed 000 Figs. 23-24)
+};
+
+struct PolicySpec {
+  TempoPolicy tempo = TempoPolicy::baseline;
+  double fixed_hz = 0;  // for TempoPolicy::fixed
+  bool efs = false;      // seed 001 contention-aware throttling
+  bool affinity = false; // seed 002 counter-driven placement
+
+  bool workpath() const noexcept { return tempo == TempoPolicy::workpath || tempo == TempoPolicy::hermes; }
+  bool workload() const noexcept { return tempo == TempoPolicy::workload || tempo == TempoPolicy::hermes; }
+  // Canonical text, parseable by parse_policy: "hermes+efs", "fixed:1.9GHz".
+  std::string name() const;
+};
+
+// Accepted: baseline | workpath | workload | hermes | fixed:<freq> | efs | affinity,
+// joined with '+' (at most one tempo policy). Returns nullopt and sets `error`.
+std::optional<PolicySpec> parse_policy(std::string_view text, std::string& error);
+
+inline constexpr std::string_view kPolicyAccepted =
+    "baseline | workpath | workload | hermes | fixed:<freq> | efs | affinity, joined with '+' "
+    "(e.g. hermes+efs)";
+
+std::string_view to_string(TempoPolicy p) noexcept;
+
+}  // namespace rubato

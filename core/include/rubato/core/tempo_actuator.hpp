@@ -1,0 +1,37 @@
+// Where the engine's decisions go. Implemented by power/ back-ends (sysfs,
+// likwid, emulator, dry-run) and by the simulator; the engine does not know
+// which (DESIGN.md: front-ends translate, backends actuate, the engine decides).
+#pragma once
+
+#include <cstdint>
+
+#include "rubato/core/types.hpp"
+
+namespace rubato {
+
+class TempoActuator {
+ public:
+  virtual ~TempoActuator() = default;
+
+  // A clock domain's effective level changed (the fastest level any of its
+  // workers requests). Called on the deciding thread, possibly from several
+  // threads for different domains at once: implementations must only record
+  // the request (store + return); rate limiting and slow I/O belong elsewhere.
+  virtual void domain_level_changed(DomainId domain, Level level, double hz,
+                                    std::uint64_t now_ns) noexcept = 0;
+
+  // Worker `w` ended a task segment of `duration_ns` while its domain ran at
+  // `hz` (of a fastest `max_hz`). Only called when wants_segments() is true at
+  // engine construction: the emulator stretches the segment here.
+  virtual void segment_end(WorkerId /*w*/, std::uint64_t /*duration_ns*/, double /*hz*/,
+                           double /*max_hz*/) noexcept {}
+  virtual bool wants_segments() const noexcept { return false; }
+};
+
+// Records nothing; for tests and observe-only runs.
+class NullActuator final : public TempoActuator {
+ public:
+  void domain_level_changed(DomainId, Level, double, std::uint64_t) noexcept override {}
+};
+
+}  // namespace rubato

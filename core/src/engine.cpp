@@ -1,0 +1,393 @@
+#include "rubato/core/engine.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace rubato {
+namespace {
+
+// Owner-written counters that other threads may read (snapshots, a thief
+// checking its victim's depth): a relaxed load+store, which compiles to a plain
+// add — no locked instruction on the hot path.
+inline void bump(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept {
+  c.store(c.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
+}
+inline std::uint64_t get(const std::atomic<std::uint64_t>& c) noexcept {
+  return c.load(std::memory_order_relaxed);
+}
+
+constexpr std::uint64_t kNoSegment = ~std::uint64_t{0};
+// Domain ids index a table; bound them so a bad topology cannot exhaust memory.
+constexpr DomainId kMaxDomainId = 1u << 16;
+
+TempoLadder ladder_for(const EngineOptions& o) {
+  switch (o.policy.tempo) {
+    case TempoPolicy::baseline: return TempoLadder({o.ladder.max_hz()});
+    case TempoPolicy::fixed: return TempoLadder({o.policy.fixed_hz});
+    default: return o.ladder;
+  }
+}
+
+}  // namespace
+
+// One worker's state: three cache lines so that what only the owner writes,
+// what several threads update on rare tempo changes, and what thieves write
+// never share a line.
+struct Engine::Slot {
+  // --- line 1: written by the owner on every event -----------------------
+  alignas(kCacheLine) std::atomic<std::uint64_t> pushes{0};
+  std::atomic<std::uint64_t> pops{0};
+  std::atomic<std::uint64_t> steals{0};
+  std::atomic<std::uint64_t> segments{0};
+  std::atomic<std::uint64_t> completed{0};
+  std::atomic<std::uint64_t> max_depth{0};
+  std::uint64_t segment_start_ns = kNoSegment;
+  std::uint64_t next_sample_ns = 0;
+  // --- line 2: owner, less often ------------------------------------------
+  alignas(kCacheLine) std::array<std::atomic<std::uint64_t>, kMaxLevels> busy_ns{};
+  DepthSampler sampler;
+  std::atomic<std::uint64_t> depth_sample_sum{0};
+  std::atomic<std::uint64_t> depth_samples{0};
+  std::atomic<std::uint64_t> idles{0};
+  std::atomic<std::uint64_t> first_seen_ns{0};
+  std::atomic<std::uint64_t> last_seen_ns{0};
+  std::atomic<bool> seen{false};
+  // --- line 3: tempo state, changed by the owner and by other workers -------
+  alignas(kCacheLine) std::atomic<Level> level{0};
+  std::atomic<int> band{0};  // workload band: thresholds reached (seed 000 Fig. 5, w.S)
+  std::atomic<std::uint64_t> level_changes{0};
+  std::array<std::atomic<double>, kMaxThresholds> thld{};
+  // --- line 4: written by thieves -------------------------------------------
+  alignas(kCacheLine) std::atomic<std::uint64_t> stolen_from{0};
+};
+
+struct Engine::Domain {
+  std::vector<WorkerId> workers;
+  std::atomic<Level> level{0};
+  std::atomic<std::uint64_t> transitions{0};
+  std::atomic<std::uint64_t> conflicts{0};
+  std::atomic<bool> published{false};
+  SpinLock lock;  // only for domains shared by several workers
+};
+
+Engine::Engine(EngineOptions options, const Clock& clock, TempoActuator& actuator)
+    : options_(std::move(options)),
+      ladder_(ladder_for(options_)),
+      clock_(clock),
+      actuator_(actuator),
+      segments_to_actuator_(actuator.wants_segments()),
+      k_(options_.fixed_thresholds.empty() ? options_.thresholds
+                                           : static_cast<int>(options_.fixed_thresholds.size())),
+      max_workers_(options_.max_workers),
+      slots_(new Slot[options_.max_workers == 0 ? 1 : options_.max_workers]),
+      list_(options_.max_workers == 0 ? 1 : options_.max_workers) {
+  if (max_workers_ == 0) throw std::invalid_argument("engine: max_workers must be positive");
+  if (k_ < 1 || k_ > kMaxThresholds)
+    throw std::invalid_argument("engine: thresholds K must be within 1.." + std::to_string(kMaxThresholds));
+  if (options_.profile_window == 0) throw std::invalid_argument("engine: profile window must be positive");
+
+  std::array<double, kMaxThresholds> initial{};
+  if (options_.fixed_thresholds.empty()) {
+    thresholds_from_mean(options_.initial_mean_depth, k_, initial);
+  } else {
+    std::copy(options_.fixed_thresholds.begin(), options_.fixed_thresholds.end(), initial.begin());
+    std::sort(initial.begin(), initial.begin() + k_);
+  }
+  DomainId domain_count = 0;
+  domain_of_.resize(max_workers_);
+  for (std::size_t w = 0; w < max_workers_; ++w) {
+    Slot& s = slots_[w];
+    s.sampler = DepthSampler(options_.profile_window);
+    for (int i = 0; i < kMaxThresholds; ++i) s.thld[static_cast<std::size_t>(i)].store(initial[static_cast<std::size_t>(i)]);
+    const DomainId d = w < options_.worker_domain.size() ? options_.worker_domain[w] : static_cast<DomainId>(w);
+    if (d >= kMaxDomainId) throw std::invalid_argument("engine: clock domain id out of range");
+    domain_of_[w] = d;
+    domain_count = std::max<DomainId>(domain_count, d + 1);
+  }
+  domains_.reserve(domain_count);
+  for (DomainId d = 0; d < domain_count; ++d) domains_.push_back(std::make_unique<Domain>());
+  for (std::size_t w = 0; w < max_workers_; ++w) domains_[domain_of_[w]]->workers.push_back(static_cast<WorkerId>(w));
+}
+
+Engine::~Engine() = default;
+
+Engine::Slot& Engine::slot(WorkerId w) const noexcept { return slots_[w]; }
+
+int Engine::band_now(const Slot& s) const noexcept {
+  std::array<double, kMaxThresholds> thld{};
+  for (int i = 0; i < k_; ++i) thld[static_cast<std::size_t>(i)] = s.thld[static_cast<std::size_t>(i)].load(std::memory_order_relaxed);
+  return band_of(static_cast<double>(depth_of(s)), thld, k_);
+}
+
+std::int64_t Engine::depth_of(const Slot& s) const noexcept {
+  return static_cast<std::int64_t>(get(s.pushes)) - static_cast<std::int64_t>(get(s.pops)) -
+         static_cast<std::int64_t>(s.stolen_from.load(std::memory_order_relaxed));
+}
+
+// ---- events ------------------------------------------------------------------
+
+void Engine::worker_begin(WorkerId w) noexcept {
+  if (!valid(w)) return drop();
+  Slot& s = slot(w);
+  const std::uint64_t now = clock_.now_ns();
+  if (!s.seen.exchange(true, std::memory_order_relaxed)) s.first_seen_ns.store(now, std::memory_order_relaxed);
+  s.last_seen_ns.store(now, std::memory_order_relaxed);
+  // The first worker of a domain makes the back-end apply the starting tempo
+  // (every worker starts at the fastest level, seed 000 §3.2).
+  publish_domain(domain_of_[w]);
+}
+
+void Engine::worker_end(WorkerId w) noexcept {
+  if (!valid(w)) return drop();
+  slot(w).last_seen_ns.store(clock_.now_ns(), std::memory_order_relaxed);
+}
+
+void Engine::push(WorkerId w) noexcept {
+  if (!valid(w)) return drop();
+  Slot& s = slot(w);
+  bump(s.pushes);
+  const std::int64_t depth = depth_of(s);
+  if (depth > static_cast<std::int64_t>(get(s.max_depth))) s.max_depth.store(static_cast<std::uint64_t>(depth), std::memory_order_relaxed);
+  if (!options_.policy.workload()) return;
+  // Fig. 5 PUSH: reaching the next threshold up raises the tempo one level.
+  int band = s.band.load(std::memory_order_relaxed);
+  if (band < k_ && static_cast<double>(depth) >= s.thld[static_cast<std::size_t>(band)].load(std::memory_order_relaxed) &&
+      s.band.compare_exchange_strong(band, band + 1, std::memory_order_relaxed))
+    raise(w);
+}
+
+bool Engine::workload_may_slow(WorkerId w) const noexcept {
+  // Fig. 5 POP/STEAL `w.prev != null`: the head of the immediacy list is never
+  // slowed by workload sensitivity (hermes only; workload alone has no list).
+  return !options_.policy.workpath() || list_.has_predecessor(w);
+}
+
+void Engine::pop(WorkerId w) noexcept {
+  if (!valid(w)) return drop();
+  Slot& s = slot(w);
+  bump(s.pops);
+  if (!options_.policy.workload()) return;
+  const std::int64_t depth = depth_of(s);
+  int band = s.band.load(std::memory_order_relaxed);
+  if (band > 0 && static_cast<double>(depth) < s.thld[static_cast<std::size_t>(band - 1)].load(std::memory_order_relaxed) &&
+      workload_may_slow(w) && s.band.compare_exchange_strong(band, band - 1, std::memory_order_relaxed))
+    lower(w);
+}
+
+void Engine::steal(WorkerId thief, WorkerId victim) noexcept {
+  if (!valid(thief) || !valid(victim) || thief == victim) return drop();
+  Slot& t = slot(thief);
+  Slot& v = slot(victim);
+  bump(t.steals);
+  v.stolen_from.fetch_add(1, std::memory_order_relaxed);
+  const PolicySpec& p = options_.policy;
+  if (!p.workpath() && !p.workload()) return;
+
+  std::lock_guard<SpinLock> guard(list_lock_);
+  if (p.workpath()) {
+    // A thief has, by definition, run out of its own work: if the front-end did
+    // not report it idle first, end its previous relationship now.
+    leave_immediacy_list(thief);
+    // Fig. 5 line 20: thief procrastination, DOWN(w, v).
+    set_level(thief, ladder_.down_from(level(thief), level(victim)));
+    // Lines 21-26: the thief follows the victim, ahead of earlier thieves.
+    list_.insert_after(victim, thief);
+  } else {
+    // Workload alone (seed 000 §3.2, Fig. 4(b)): a thief with an empty deque is
+    // below the first threshold and runs at the slowest tempo.
+    set_level(thief, ladder_.slowest());
+  }
+  if (p.workload()) {
+    t.band.store(band_now(t), std::memory_order_relaxed);
+    // Fig. 5 STEAL: the victim's deque shrank; below its current threshold it
+    // slows one level (unless it heads the immediacy list).
+    const std::int64_t vdepth = depth_of(v);
+    int band = v.band.load(std::memory_order_relaxed);
+    if (band > 0 && static_cast<double>(vdepth) < v.thld[static_cast<std::size_t>(band - 1)].load(std::memory_order_relaxed) &&
+        workload_may_slow(victim) && v.band.compare_exchange_strong(band, band - 1, std::memory_order_relaxed))
+      lower(victim);
+  }
+}
+
+void Engine::idle(WorkerId w) noexcept {
+  if (!valid(w)) return drop();
+  bump(slot(w).idles);
+  if (!options_.policy.workpath()) return;
+  // Tempo of idle workers is left alone (seed 000 §3.4); only the relay acts.
+  std::lock_guard<SpinLock> guard(list_lock_);
+  leave_immediacy_list(w);
+}
+
+void Engine::leave_immediacy_list(WorkerId w) noexcept {
+  if (!list_.linked(w)) return;
+  // Fig. 5 lines 6-10: immediacy relay, transitive along the list.
+  for (WorkerId x = list_.next(w); x != kNoWorker; x = list_.next(x)) raise(x);
+  list_.remove(w);
+}
+
+void Engine::task_begin(WorkerId w) noexcept {
+  if (!valid(w)) return drop();
+  Slot& s = slot(w);
+  const std::uint64_t now = clock_.now_ns();
+  s.segment_start_ns = now;
+  if (now >= s.next_sample_ns) sample_depth(s, now);
+}
+
+void Engine::sample_depth(Slot& s, std::uint64_t now) noexcept {
+  s.next_sample_ns = now + options_.sample_interval_ns;
+  const std::int64_t depth = std::max<std::int64_t>(0, depth_of(s));
+  bump(s.depth_sample_sum, static_cast<std::uint64_t>(depth));
+  bump(s.depth_samples);
+  double mean = 0;
+  if (s.sampler.add(static_cast<std::uint64_t>(depth), mean) && options_.policy.workload() &&
+      options_.fixed_thresholds.empty()) {
+    std::array<double, kMaxThresholds> thld{};
+    thresholds_from_mean(mean, k_, thld);
+    for (int i = 0; i < k_; ++i) s.thld[static_cast<std::size_t>(i)].store(thld[static_cast<std::size_t>(i)], std::memory_order_relaxed);
+  }
+}
+
+void Engine::task_end(WorkerId w, bool completed) noexcept {
+  if (!valid(w)) return drop();
+  Slot& s = slot(w);
+  const std::uint64_t now = clock_.now_ns();
+  const std::uint64_t start = s.segment_start_ns;
+  const std::uint64_t duration = start != kNoSegment && now > start ? now - start : 0;
+  // The segment is accounted at the level in effect when it ends (a relay or a
+  // thief may change it from another thread mid-segment).
+  const Level lv = domain_level(w);
+  bump(s.busy_ns[static_cast<std::size_t>(lv)], duration);
+  bump(s.segments);
+  if (completed) bump(s.completed);
+  s.segment_start_ns = kNoSegment;
+  if (segments_to_actuator_ && duration > 0) actuator_.segment_end(w, duration, ladder_.hz(lv), ladder_.max_hz());
+}
+
+// ---- tempo ---------------------------------------------------------------------
+
+void Engine::set_level(WorkerId w, Level target) noexcept {
+  Slot& s = slot(w);
+  if (s.level.exchange(target, std::memory_order_relaxed) == target) return;
+  s.level_changes.fetch_add(1, std::memory_order_relaxed);
+  publish_domain(domain_of_[w]);
+}
+
+void Engine::raise(WorkerId w) noexcept {
+  Slot& s = slot(w);
+  Level cur = s.level.load(std::memory_order_relaxed);
+  while (cur != ladder_.up(cur)) {
+    if (s.level.compare_exchange_weak(cur, ladder_.up(cur), std::memory_order_relaxed)) {
+      s.level_changes.fetch_add(1, std::memory_order_relaxed);
+      publish_domain(domain_of_[w]);
+      return;
+    }
+  }
+}
+
+void Engine::lower(WorkerId w) noexcept {
+  Slot& s = slot(w);
+  Level cur = s.level.load(std::memory_order_relaxed);
+  while (cur != ladder_.down(cur)) {
+    if (s.level.compare_exchange_weak(cur, ladder_.down(cur), std::memory_order_relaxed)) {
+      s.level_changes.fetch_add(1, std::memory_order_relaxed);
+      publish_domain(domain_of_[w]);
+      return;
+    }
+  }
+}
+
+// A domain runs at the fastest level any of its workers requests.
+void Engine::publish_domain(DomainId d) noexcept {
+  Domain& dom = *domains_[d];
+  const bool first = !dom.published.exchange(true, std::memory_order_relaxed);
+  if (dom.workers.size() == 1) {
+    const Level lv = slot(dom.workers.front()).level.load(std::memory_order_relaxed);
+    const Level old = dom.level.exchange(lv, std::memory_order_relaxed);
+    if (old == lv && !first) return;
+    if (old != lv) dom.transitions.fetch_add(1, std::memory_order_relaxed);
+    actuator_.domain_level_changed(d, lv, ladder_.hz(lv), clock_.now_ns());
+    return;
+  }
+  std::lock_guard<SpinLock> guard(dom.lock);
+  Level best = ladder_.slowest();
+  Level worst = ladder_.fastest();
+  bool any = false;
+  for (WorkerId m : dom.workers) {
+    if (!slot(m).seen.load(std::memory_order_relaxed)) continue;
+    const Level lv = slot(m).level.load(std::memory_order_relaxed);
+    best = std::min(best, lv);
+    worst = std::max(worst, lv);
+    any = true;
+  }
+  if (!any) best = ladder_.fastest();
+  const Level old = dom.level.exchange(best, std::memory_order_relaxed);
+  if (old == best && !first) return;
+  if (old != best) {
+    dom.transitions.fetch_add(1, std::memory_order_relaxed);
+    if (worst != best) dom.conflicts.fetch_add(1, std::memory_order_relaxed);
+  }
+  actuator_.domain_level_changed(d, best, ladder_.hz(best), clock_.now_ns());
+}
+
+// ---- state ---------------------------------------------------------------------
+
+Level Engine::level(WorkerId w) const noexcept {
+  return valid(w) ? slot(w).level.load(std::memory_order_relaxed) : 0;
+}
+Level Engine::domain_level(WorkerId w) const noexcept {
+  return valid(w) ? domains_[domain_of_[w]]->level.load(std::memory_order_relaxed) : 0;
+}
+double Engine::frequency_hz(WorkerId w) const noexcept { return ladder_.hz(domain_level(w)); }
+std::int64_t Engine::depth(WorkerId w) const noexcept { return valid(w) ? depth_of(slot(w)) : 0; }
+
+std::vector<WorkerStats> Engine::worker_stats() const {
+  std::vector<WorkerStats> out;
+  for (std::size_t i = 0; i < max_workers_; ++i) {
+    const Slot& s = slots_[i];
+    if (!s.seen.load(std::memory_order_relaxed)) continue;
+    WorkerStats st;
+    st.id = static_cast<WorkerId>(i);
+    st.seen = true;
+    st.domain = domain_of_[i];
+    st.pushes = get(s.pushes);
+    st.pops = get(s.pops);
+    st.steals = get(s.steals);
+    st.stolen_from = s.stolen_from.load(std::memory_order_relaxed);
+    st.idles = get(s.idles);
+    st.segments = get(s.segments);
+    st.tasks_completed = get(s.completed);
+    st.max_depth = get(s.max_depth);
+    st.depth_samples = get(s.depth_samples);
+    st.mean_depth = st.depth_samples ? static_cast<double>(get(s.depth_sample_sum)) / static_cast<double>(st.depth_samples) : 0.0;
+    st.level = s.level.load(std::memory_order_relaxed);
+    st.level_changes = s.level_changes.load(std::memory_order_relaxed);
+    for (int l = 0; l < kMaxLevels; ++l) {
+      st.busy_ns_at_level[static_cast<std::size_t>(l)] = get(s.busy_ns[static_cast<std::size_t>(l)]);
+      st.busy_ns += st.busy_ns_at_level[static_cast<std::size_t>(l)];
+    }
+    st.first_seen_ns = get(s.first_seen_ns);
+    st.last_seen_ns = get(s.last_seen_ns);
+    for (int i2 = 0; i2 < k_; ++i2) st.thresholds[static_cast<std::size_t>(i2)] = s.thld[static_cast<std::size_t>(i2)].load(std::memory_order_relaxed);
+    out.push_back(st);
+  }
+  return out;
+}
+
+std::vector<DomainStats> Engine::domain_stats() const {
+  std::vector<DomainStats> out;
+  for (std::size_t d = 0; d < domains_.size(); ++d) {
+    const Domain& dom = *domains_[d];
+    DomainStats st;
+    st.id = static_cast<DomainId>(d);
+    for (WorkerId w : dom.workers)
+      if (slot(w).seen.load(std::memory_order_relaxed)) st.workers.push_back(w);
+    if (st.workers.empty()) continue;
+    st.level = dom.level.load(std::memory_order_relaxed);
+    st.transitions = dom.transitions.load(std::memory_order_relaxed);
+    st.conflicts = dom.conflicts.load(std::memory_order_relaxed);
+    out.push_back(std::move(st));
+  }
+  return out;
+}
+
+}  // namespace rubato

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs every Debian package rubato's build, tests and experiments need.
+# Idempotent: silent when everything is present. Needs root (or sudo) only
+# when something is missing.
+set -euo pipefail
+
+packages=(
+  clang-16 lld-16 libomp-16-dev libclang-rt-16-dev   # one compiler for the tree; libomp has OMPT
+  cmake ninja-build pkg-config make
+  libtbb-dev                                        # oneTBB 2021.8
+  libpapi-dev likwid                                # counter/energy back-ends (optional at runtime)
+  catch2 nlohmann-json3-dev                         # tests, report JSON
+  g++                                               # the libomp-via-g++ attach test
+  procps util-linux                                 # ps, taskset for tests
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+# libomp 14 and 16 conflict; never pull 14 in through a meta package.
+echo "rubato setup: installing ${missing[*]}" >&2
+sudo_cmd=()
+[ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq >/dev/null
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

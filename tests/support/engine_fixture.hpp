@@ -1,0 +1,43 @@
+// Builds an engine on a manual clock with a recording actuator, for tests.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "rubato/core/engine.hpp"
+
+namespace rubato::test {
+
+// Remembers every domain-level request the engine makes.
+class RecordingActuator final : public TempoActuator {
+ public:
+  struct Change {
+    DomainId domain;
+    Level level;
+    double hz;
+  };
+  void domain_level_changed(DomainId d, Level level, double hz, std::uint64_t) noexcept override {
+    changes.push_back({d, level, hz});
+  }
+  std::vector<Change> changes;
+};
+
+inline EngineOptions options_for(TempoPolicy tempo, int levels, std::size_t workers = 8) {
+  EngineOptions o;
+  o.policy.tempo = tempo;
+  std::vector<double> f;
+  for (int i = 0; i < levels; ++i) f.push_back(2.4e9 - 0.4e9 * i);
+  o.ladder = TempoLadder(f);
+  o.max_workers = workers;
+  return o;
+}
+
+struct EngineFixture {
+  explicit EngineFixture(EngineOptions o) : engine(std::move(o), clock, actuator) {}
+  ManualClock clock;
+  RecordingActuator actuator;
+  Engine engine;
+};
+
+}  // namespace rubato::test
