@@ -105,6 +105,14 @@ const std::array kKeys = {
                 s.profile = v;
                 return true;
               }},
+    ConfigKey{"RUBATO_PROFILE_DIR", "profile_dir", "(installed and source profile dirs)", "a directory path",
+              "searched first for <name>.json machine profiles",
+              [](Settings& s, std::string_view v, std::string&) {
+                v = trim(v);
+                if (v.empty() || !path_ok(v)) return false;
+                s.profile_dir = v;
+                return true;
+              }},
     ConfigKey{"RUBATO_REPORT", "report", "rubato-%p.json",
               "a path; %p pid, %h host, %r MPI/Slurm rank; empty for no report", "where the JSON report goes",
               [](Settings& s, std::string_view v, std::string&) {

@@ -24,6 +24,7 @@ struct Settings {
   double profile_interval_s = 1e-4;      // deque-size sampling interval per worker
   std::string binding = "none";          // none | static | dynamic (seed 000 §3.4)
   std::string profile = "auto";          // machine profile name or JSON path
+  std::string profile_dir;               // searched first for profiles; "" = installed + source dirs
   std::string report = "rubato-%p.json"; // "" disables the report
   std::string trace;                     // task trace path, "" = none
   std::string log = "warn";              // error | warn | info | debug

@@ -1,0 +1,45 @@
+// The one place frequency back-ends are registered by name (GEOPM's
+// PluginFactory, DESIGN.md "Examples"): `RUBATO_BACKEND=auto` walks this table
+// in order and takes the first usable back-end; `rubato info` lists it.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "rubato/core/settings.hpp"
+#include "rubato/power/frequency_control.hpp"
+#include "rubato/power/profile.hpp"
+#include "rubato/power/topology.hpp"
+
+namespace rubato {
+
+struct BackendContext {
+  const Settings& settings;
+  const Topology& topology;
+  const MachineProfile* profile = nullptr;  // may be null (no profile found)
+  double machine_max_hz = 0;                // fastest frequency of the machine (hardware or profile)
+};
+
+struct BackendEntry {
+  std::string_view name;
+  std::string_view summary;
+  bool in_auto;  // considered by RUBATO_BACKEND=auto
+  std::unique_ptr<FrequencyControl> (*make)(const BackendContext&);
+};
+
+// In auto-preference order: sysfs, likwid, emulated, dry-run.
+std::span<const BackendEntry> frequency_backends();
+const BackendEntry* find_frequency_backend(std::string_view name);
+
+struct BackendChoice {
+  std::unique_ptr<FrequencyControl> control;  // never null
+  std::string note;  // what was picked and why better ones were not usable
+};
+
+// Honours ctx.settings.backend ("auto" or a name). A named back-end that is
+// not usable falls back to "emulated", and the note says so.
+BackendChoice choose_frequency_control(const BackendContext& ctx);
+
+}  // namespace rubato

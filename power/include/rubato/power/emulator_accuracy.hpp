@@ -1,0 +1,26 @@
+// How closely the emulator's achieved slowdown matches the requested one
+// (issue 3: a CPU-bound loop at f_max/2 must take 2.0x ± 5%). The same
+// measurement backs the tolerant test and benchmarks/emulator.
+#pragma once
+
+#include <cstdint>
+
+namespace rubato {
+
+struct SlowdownMeasurement {
+  double requested = 0;       // 1 + β·(f_max/f − 1)
+  double achieved = 0;        // median segment time at f / median at f_max (robust to preemption)
+  double achieved_total = 0;  // median repetition time at f / at f_max (what a user sees; load-sensitive)
+  double achieved_cpu = 0;    // the same in thread CPU time (immune to preemption: work and burn are busy)
+  double reference_s = 0;     // median time of one repetition at f_max
+  double emulated_s = 0;      // median time of one repetition at f
+};
+
+// Runs `segments` task segments of a CPU-bound loop (`iterations` dependent
+// multiply-adds each) through a real Engine whose actuator is the emulator,
+// once at f_max and once at `hz`, interleaved `repetitions` times. Each
+// segment is timed from task_begin to the return of task_end (work + burn).
+SlowdownMeasurement measure_emulated_slowdown(double hz, double max_hz, double beta, std::uint64_t iterations,
+                                              int segments, int repetitions);
+
+}  // namespace rubato

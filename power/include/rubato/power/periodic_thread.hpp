@@ -1,0 +1,51 @@
+// A thread that calls `tick` every period until stopped: the sysfs applier
+// and the energy meters' wraparound polls. stop() wakes it at once and joins.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+namespace rubato {
+
+class PeriodicThread {
+ public:
+  PeriodicThread() = default;
+  ~PeriodicThread() { stop(); }
+  PeriodicThread(const PeriodicThread&) = delete;
+  PeriodicThread& operator=(const PeriodicThread&) = delete;
+
+  void start(std::chrono::nanoseconds period, std::function<void()> tick) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (thread_.joinable()) return;
+    stopping_ = false;
+    thread_ = std::thread([this, period, tick = std::move(tick)] {
+      std::unique_lock<std::mutex> lk(mutex_);
+      while (!stopping_) {
+        lk.unlock();
+        tick();
+        lk.lock();
+        wake_.wait_for(lk, period, [this] { return stopping_; });
+      }
+    });
+  }
+
+  void stop() noexcept {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace rubato

@@ -1,0 +1,39 @@
+// The model energy meter: per-core power by state (busy / idle) and frequency
+// plus a constant uncore part, from a machine profile. Its figures are always
+// labelled "modeled:<profile>" (or "simulated:<profile>" from the simulator).
+#pragma once
+
+#include <vector>
+
+#include "rubato/power/profile.hpp"
+
+namespace rubato {
+
+// What one core did during a run: seconds busy at each frequency, and how long
+// the run lasted for it (the rest is idle at `idle_hz`).
+struct CoreActivity {
+  std::vector<std::pair<double, double>> busy_s_at_hz;  // (hz, seconds)
+  double idle_hz = 0;                                   // frequency while idle
+};
+
+struct RunActivity {
+  double wall_s = 0;
+  std::vector<CoreActivity> cores;  // cores that hosted workers
+};
+
+class PowerModel {
+ public:
+  explicit PowerModel(MachineProfile profile);
+  const MachineProfile& profile() const noexcept { return profile_; }
+  // Interpolated linearly between the profile's points; clamped at the ends.
+  double busy_w(double hz) const noexcept;
+  double idle_w(double hz) const noexcept;
+  // Cores in `a` plus the uncore part over wall_s.
+  double energy_j(const RunActivity& a) const noexcept;
+  std::string source_label() const { return "modeled:" + profile_.name; }
+
+ private:
+  MachineProfile profile_;
+};
+
+}  // namespace rubato

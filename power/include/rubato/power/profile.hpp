@@ -1,0 +1,60 @@
+// Machine profiles (power/profiles/*.json): what a machine's cores, clock
+// domains, frequencies and power look like, each number with its source.
+// The power model, the emulator and the simulator read them.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rubato {
+
+// Power of one core at one frequency (W): running a task, and idle (not halted
+// deeply: a worker spinning or yielding between tasks counts as idle here).
+struct CorePowerPoint {
+  double hz = 0;
+  double busy_w = 0;
+  double idle_w = 0;
+};
+
+struct MachineProfile {
+  std::string name;         // file stem, e.g. "opteron-6378"
+  std::string description;
+  // Substrings of /proc/cpuinfo's "model name" this profile describes (RUBATO_PROFILE=auto).
+  std::vector<std::string> cpu_model_match;
+  int cores = 1;
+  int cores_per_domain = 1;                 // cores sharing one clock domain
+  std::vector<double> frequencies_hz;       // available, descending
+  std::vector<CorePowerPoint> core_power;   // one per frequency, descending hz
+  double uncore_w = 0;                      // constant package / system part
+  double beta = 1.0;                        // default frequency-sensitive fraction of work
+  double transition_latency_s = 0;          // one DVFS change
+  // seed 001 Eq. 13, Power(n) = Σ_{k=0..n} P_k: P0 is the system with no core
+  // active, P_k (k ≥ 1) what the k-th active core adds. Empty if unknown.
+  std::vector<double> active_cores_power_w;
+  double memory_accesses_per_s = 0;         // seed 001 Eq. 17, µ; 0 if unknown
+  std::map<std::string, std::string> sources;  // field -> where the number comes from
+};
+
+// Directories searched for "<name>.json", in order: $RUBATO_PROFILE_DIR, the
+// installed share/rubato/profiles, the source tree's power/profiles.
+std::vector<std::string> profile_search_dirs();
+// The same with `profile_dir` (RUBATO_PROFILE_DIR from the settings) first when not empty.
+std::vector<std::string> profile_search_dirs(const std::string& profile_dir);
+
+// `name_or_path`: a profile name, or a path to a JSON file (contains '/' or ends in .json).
+// On failure: nullopt, `error` says which file and what is wrong.
+std::optional<MachineProfile> load_profile(const std::string& name_or_path, std::string& error);
+std::optional<MachineProfile> load_profile(const std::string& name_or_path, const std::vector<std::string>& dirs,
+                                           std::string& error);
+std::optional<MachineProfile> parse_profile(const std::string& json_text, const std::string& origin,
+                                            std::string& error);
+std::vector<std::string> list_profiles();
+std::vector<std::string> list_profiles(const std::vector<std::string>& dirs);
+
+// RUBATO_PROFILE=auto: the first profile whose cpu_model_match occurs in
+// `cpu_model` (/proc/cpuinfo "model name"), else "generic".
+std::string auto_profile_name(const std::string& cpu_model, const std::vector<std::string>& dirs);
+
+}  // namespace rubato

@@ -1,0 +1,54 @@
+// The saved machine state (issue 3, "Restore and safety"): before the first
+// change, the exact bytes of every cpufreq file rubato may write, per policy,
+// go to a state file in a private directory, so that a normal exit, a fatal
+// signal or `rubato restore` after kill -9 can put them back.
+//
+// The directory is /run/rubato when root, $XDG_RUNTIME_DIR/rubato otherwise
+// (RUBATO_STATE_DIR overrides): mode 0700, owned by us, never followed through
+// a symlink; files are created O_EXCL|O_NOFOLLOW, mode 0600.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rubato {
+
+// The files of a cpufreq policy rubato writes, in the order they are saved.
+inline constexpr const char* kCpufreqControlFiles[] = {"scaling_governor", "scaling_min_freq", "scaling_max_freq",
+                                                        "scaling_setspeed"};
+
+struct SavedPolicy {
+  std::string dir;                  // absolute policy directory
+  std::vector<std::string> content; // exact bytes, one per kCpufreqControlFiles entry
+};
+
+struct MachineState {
+  std::string sysfs_root;
+  std::int64_t pid = 0;
+  std::string backend;
+  std::vector<SavedPolicy> policies;
+};
+
+// "" when neither root nor XDG_RUNTIME_DIR gives a place.
+std::string default_state_dir();
+// Creates `dir` (0700) or checks an existing one: a real directory (not a
+// symlink), owned by the effective user, not accessible to group or others.
+bool prepare_state_dir(const std::string& dir, std::string& why);
+
+std::string encode_state(const MachineState& s);
+std::optional<MachineState> decode_state(std::string_view text, std::string& why);
+// Every policy directory must lie in `sysfs_root`'s cpufreq tree
+// (devices/system/cpu/cpufreq/policyN or devices/system/cpu/cpuN/cpufreq),
+// the state's root must be `sysfs_root`, and contents must be short and printable.
+bool validate_state(const MachineState& s, const std::string& sysfs_root, std::string& why);
+
+// Writes `<dir>/cpufreq-<pid>.state` exclusively; `path` receives its name.
+bool write_state_file(const std::string& dir, const MachineState& s, std::string& path, std::string& why);
+// Reads without following symlinks; refuses files owned by another user.
+std::optional<MachineState> read_state_file(const std::string& path, std::string& why);
+std::vector<std::string> list_state_files(const std::string& dir);
+
+}  // namespace rubato

@@ -1,0 +1,75 @@
+// cpufreq through sysfs (DESIGN.md "Platform"): per policy, the `userspace`
+// governor and `scaling_setspeed`; clock domains from related_cpus; the
+// frequencies from scaling_available_frequencies (or any in [min, max] when
+// the driver lists none). Files are in kHz; the interface is in Hz.
+//
+// Before the first change every touched policy's governor/min/max/setspeed
+// bytes go to a state file (state_file.hpp); restore puts them back, at
+// finish, at exit, at fatal signals (restore_guard.hpp), or via `rubato restore`.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rubato/power/cpufreq_restore.hpp"
+#include "rubato/power/domain_records.hpp"
+#include "rubato/power/frequency_control.hpp"
+#include "rubato/power/rate_limited_applier.hpp"
+#include "rubato/power/topology.hpp"
+
+namespace rubato {
+
+// The frequency (kHz) to write for `hz` in a policy: the nearest listed one,
+// else `hz` itself, clamped into [min_khz, max_khz].
+long long cpufreq_target_khz(const ClockDomainInfo& policy, double hz, long long min_khz, long long max_khz);
+
+class SysfsFrequency : public FrequencyControl {
+ public:
+  // `state_dir` "" = default_state_dir().
+  SysfsFrequency(Topology topology, double min_dwell_s, std::string state_dir, std::string backend_name = "sysfs");
+  ~SysfsFrequency() override;
+
+  std::string_view name() const noexcept override { return name_; }
+  bool usable(std::string& why) override;  // cpufreq with userspace, writable files, a state dir
+  std::vector<double> available_hz() const override { return topology_.available_hz(); }
+  bool save(const DomainPlan& plan, std::string& why) override;
+  RestoreOutcome restore() noexcept override;
+  bool changes_speed() const noexcept override { return true; }
+  std::uint64_t applied_transitions(DomainId d) const noexcept override { return records_.applied(d); }
+
+  void domain_level_changed(DomainId domain, Level level, double hz, std::uint64_t) noexcept override {
+    if (records_.valid(domain)) records_.request(domain, level, hz);
+  }
+
+  const std::string& state_file() const noexcept { return state_path_; }
+  // Writes the frequency now (the applier thread calls this); false on failure.
+  bool apply(DomainId domain, double hz);
+  std::uint64_t failed_writes() const noexcept { return applier_ ? applier_->failed_writes() : 0; }
+
+ protected:
+  // Makes policy `p` follow our writes (the userspace governor, limits wide
+  // enough for the ladder); the likwid back-end pins min = max instead.
+  virtual bool take_control(std::size_t p, std::string& why);
+  // Sets policy `p` to `khz` (scaling_setspeed here).
+  virtual bool write_frequency(std::size_t p, long long khz);
+  bool usable_state(std::string& why);  // the state directory can be used
+  bool widen_limits(std::size_t p, std::string& why);  // [min, max] covers the hardware range
+  const Topology& topology() const noexcept { return topology_; }
+
+ private:
+
+  std::string name_;
+  Topology topology_;
+  double min_dwell_s_;
+  std::string state_dir_;
+  std::string state_path_;
+  std::vector<int> policy_of_domain_;   // engine domain -> topology policy index, -1 none
+  std::vector<long long> min_khz_, max_khz_;  // per policy, the limits in force while we control it
+  DomainRecords records_;
+  std::unique_ptr<CpufreqRestorePlan> plan_;
+  std::unique_ptr<RateLimitedApplier> applier_;
+  bool restored_ = false;
+};
+
+}  // namespace rubato

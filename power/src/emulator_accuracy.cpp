@@ -1,0 +1,85 @@
+#include "rubato/power/emulator_accuracy.hpp"
+
+#include <algorithm>
+#include <time.h>
+
+#include <chrono>
+#include <vector>
+
+#include "rubato/core/clock.hpp"
+#include "rubato/core/engine.hpp"
+#include "rubato/power/emulated_frequency.hpp"
+
+namespace rubato {
+namespace {
+
+volatile std::uint64_t g_sink = 0;
+
+void cpu_bound(std::uint64_t iterations) {
+  std::uint64_t x = 88172645463325252ull;
+  for (std::uint64_t i = 0; i < iterations; ++i) x = x * 6364136223846793005ull + 1442695040888963407ull;
+  g_sink = x;
+}
+
+double thread_cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// One repetition: `segments` task segments on worker 0 of an engine whose
+// ladder is {hz}; the emulator burns after each (nothing when hz == max_hz).
+double run_segments(double hz, double max_hz, double beta, std::uint64_t iterations, int segments,
+                    std::vector<double>& segment_s, std::vector<double>& cpu_s) {
+  SteadyClock clock;
+  EmulatedFrequency emulator(beta, max_hz);
+  EngineOptions o;
+  o.policy.tempo = TempoPolicy::fixed;
+  o.policy.fixed_hz = hz;
+  o.max_workers = 1;
+  Engine engine(o, clock, emulator);
+  DomainPlan plan;
+  plan.cpus_of_domain = {{0}};
+  plan.ladder = engine.ladder();
+  plan.max_workers = 1;
+  std::string why;
+  emulator.save(plan, why);
+  engine.worker_begin(0);
+  const auto start = std::chrono::steady_clock::now();
+  const double cpu_start = thread_cpu_s();
+  for (int s = 0; s < segments; ++s) {
+    const auto t0 = std::chrono::steady_clock::now();
+    engine.task_begin(0);
+    cpu_bound(iterations);
+    engine.task_end(0);
+    segment_s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  cpu_s.push_back(thread_cpu_s() - cpu_start);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+SlowdownMeasurement measure_emulated_slowdown(double hz, double max_hz, double beta, std::uint64_t iterations,
+                                              int segments, int repetitions) {
+  std::vector<double> reference, emulated, reference_segments, emulated_segments, reference_cpu, emulated_cpu;
+  for (int r = 0; r < std::max(1, repetitions); ++r) {
+    reference.push_back(run_segments(max_hz, max_hz, beta, iterations, segments, reference_segments, reference_cpu));
+    emulated.push_back(run_segments(hz, max_hz, beta, iterations, segments, emulated_segments, emulated_cpu));
+  }
+  SlowdownMeasurement m;
+  m.requested = 1.0 + beta * (max_hz / hz - 1.0);
+  m.reference_s = median(reference);
+  m.emulated_s = median(emulated);
+  m.achieved_total = m.emulated_s / m.reference_s;
+  m.achieved = median(emulated_segments) / median(reference_segments);
+  m.achieved_cpu = median(emulated_cpu) / median(reference_cpu);
+  return m;
+}
+
+}  // namespace rubato

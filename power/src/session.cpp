@@ -1,0 +1,421 @@
+#include "rubato/power/session.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <optional>
+
+#include "rubato/core/clock.hpp"
+#include "rubato/core/version.hpp"
+#include "rubato/power/backend_registry.hpp"
+#include "rubato/power/energy_meter.hpp"
+#include "rubato/power/power_model.hpp"
+#include "rubato/power/profile.hpp"
+#include "rubato/power/run_identity.hpp"
+#include "rubato/power/thread_binding.hpp"
+#include "rubato/power/topology.hpp"
+
+namespace rubato {
+namespace {
+
+enum class LogLevel { error, warn, info, debug };
+
+LogLevel log_level(const std::string& text) {
+  if (text == "error") return LogLevel::error;
+  if (text == "info") return LogLevel::info;
+  if (text == "debug") return LogLevel::debug;
+  return LogLevel::warn;
+}
+
+void say(const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); }
+
+std::string shown_list(const std::vector<double>& hz) {
+  std::string out;
+  for (double f : hz) out += (out.empty() ? "" : ",") + format_frequency(f);
+  return out;
+}
+
+// What a worker maps to: its nominal core and its clock domain.
+struct WorkerLayout {
+  std::vector<int> cpu_of_worker;
+  std::vector<DomainId> domain_of_worker;
+  std::vector<std::vector<int>> cpus_of_domain;
+};
+
+// Real back-ends (and a dry run on a machine with cpufreq) group workers by the
+// clock domain of their nominal core. The emulator places workers on the
+// emulated machine the way HERMES ran its experiments: one worker per clock
+// domain while there are free domains ("all our experiments are performed over
+// cores with distinct clock domains", seed 000 §4.1); only workers beyond the
+// profile's domain count share a domain (worker w with worker w - domains).
+WorkerLayout plan_layout(const Topology& topo, std::size_t max_workers, bool use_hardware_domains,
+                         int emulated_domains) {
+  WorkerLayout l;
+  std::map<std::string, DomainId> ids;
+  const std::size_t ncpu = topo.cpus.size();
+  for (std::size_t w = 0; w < max_workers; ++w) {
+    const int cpu = topo.cpus[w % ncpu];
+    std::string key;
+    if (use_hardware_domains) {
+      const int d = topo.clock_domain_of(cpu);
+      key = d >= 0 ? "policy:" + std::to_string(d) : "cpu:" + std::to_string(cpu);
+    } else {
+      key = "group:" + std::to_string(w % static_cast<std::size_t>(std::max(1, emulated_domains)));
+    }
+    auto [it, inserted] = ids.emplace(key, static_cast<DomainId>(l.cpus_of_domain.size()));
+    if (inserted) {
+      if (use_hardware_domains && topo.clock_domain_of(cpu) >= 0)
+        l.cpus_of_domain.push_back(topo.clock_domains[static_cast<std::size_t>(topo.clock_domain_of(cpu))].cpus);
+      else
+        l.cpus_of_domain.push_back({});
+    }
+    if (!use_hardware_domains || topo.clock_domain_of(cpu) < 0) {
+      auto& cpus = l.cpus_of_domain[it->second];
+      if (std::find(cpus.begin(), cpus.end(), cpu) == cpus.end()) cpus.push_back(cpu);
+    }
+    l.cpu_of_worker.push_back(cpu);
+    l.domain_of_worker.push_back(it->second);
+  }
+  return l;
+}
+
+class LiveSession final : public Session {
+ public:
+  LiveSession(Settings settings, SessionInfo info, const Environment& env)
+      : settings_(std::move(settings)), info_(std::move(info)), identity_(current_run_identity(env)) {}
+
+  ~LiveSession() override { finish(); }
+
+  // Everything that can fail; false + `why` leaves nothing changed.
+  bool start(std::string& why);
+  bool attach_backend(std::string& why);
+
+  Engine& engine() noexcept override { return *engine_; }
+  const Settings& settings() const noexcept override { return settings_; }
+
+  void worker_started(WorkerId w) noexcept override {
+    if (settings_.binding == "static") pin(w);
+    engine_->worker_begin(w);
+  }
+  void worker_stopped(WorkerId w) noexcept override {
+    engine_->worker_end(w);
+    if (settings_.binding == "static") unpin_current_thread();
+  }
+  void before_task(WorkerId w) noexcept override {
+    if (settings_.binding == "dynamic") pin(w);
+  }
+  void after_task(WorkerId) noexcept override {
+    if (settings_.binding == "dynamic") unpin_current_thread();
+  }
+  void note(std::string line) noexcept override {
+    try {
+      std::lock_guard<std::mutex> lock(notes_mutex_);
+      notes_.push_back(std::move(line));
+    } catch (...) {
+      count_error();
+    }
+  }
+  void count_error() noexcept override { errors_.fetch_add(1, std::memory_order_relaxed); }
+  const Report& finish() noexcept override;
+
+ private:
+  void pin(WorkerId w) noexcept {
+    if (w >= layout_.cpu_of_worker.size()) return;
+    if (pin_current_thread(layout_.cpu_of_worker[w]))
+      worker_bound_[w].store(layout_.cpu_of_worker[w], std::memory_order_relaxed);
+    else if (!pin_failure_noted_.exchange(true))
+      note("binding: pinning a worker to cpu " + std::to_string(layout_.cpu_of_worker[w]) +
+           " failed; it runs unbound");
+  }
+  bool logs(LogLevel at) const { return log_level(settings_.log) >= at; }
+  void fill_energy(Report& r, double wall_s);
+  void write_report(Report& r);
+
+  Settings settings_;
+  SessionInfo info_;
+  RunIdentity identity_;
+  Topology topology_;
+  std::optional<MachineProfile> profile_;
+  double machine_max_hz_ = 0;
+  std::unique_ptr<FrequencyControl> freq_;
+  std::string backend_note_;
+  std::unique_ptr<EnergyMeter> meter_;
+  std::string meter_note_;
+  SteadyClock clock_;
+  std::unique_ptr<Engine> engine_;
+  WorkerLayout layout_;
+  std::unique_ptr<std::atomic<int>[]> worker_bound_;
+  std::uint64_t start_ns_ = 0;
+  bool started_ = false;
+
+  std::mutex notes_mutex_;
+  std::vector<std::string> notes_;
+  std::atomic<std::uint64_t> errors_{0};
+  std::atomic<bool> pin_failure_noted_{false};
+
+  std::mutex finish_mutex_;
+  bool finished_ = false;
+  Report report_;
+};
+
+// Tempo ladder, worker layout and engine for the chosen back-end, then the
+// back-end records machine state (the engine changes nothing until the first
+// worker begins). false + `why`: nothing was changed.
+bool LiveSession::attach_backend(std::string& why) {
+  // ---- tempo ladder (seed 000 §3.4) ------------------------------------------
+  std::vector<double> available = freq_->available_hz();
+  if (available.empty() && profile_) available = profile_->frequencies_hz;
+  if (available.empty()) available = {machine_max_hz_ > 0 ? machine_max_hz_ : 1e9};
+  if (machine_max_hz_ <= 0) machine_max_hz_ = available.front();
+  TempoLadder ladder = settings_.freqs_hz.empty() ? TempoLadder::paper_default(available)
+                                                  : TempoLadder(settings_.freqs_hz);
+  if (ladder.max_hz() > machine_max_hz_ * 1.0001)
+    note("RUBATO_FREQS fastest " + format_frequency(ladder.max_hz()) + " is above the machine's " +
+         format_frequency(machine_max_hz_));
+
+  // ---- engine -------------------------------------------------------------------
+  const bool hardware_domains = freq_->name() != "emulated" && !topology_.clock_domains.empty();
+  const int emulated_domains = profile_ ? std::max(1, profile_->cores / std::max(1, profile_->cores_per_domain))
+                                        : static_cast<int>(settings_.max_workers);
+  layout_ = plan_layout(topology_, settings_.max_workers, hardware_domains, emulated_domains);
+  worker_bound_ = std::make_unique<std::atomic<int>[]>(settings_.max_workers);
+  for (std::size_t w = 0; w < settings_.max_workers; ++w) worker_bound_[w].store(-1);
+
+  EngineOptions o;
+  o.policy = settings_.policy;
+  o.ladder = ladder;
+  o.thresholds = settings_.thresholds;
+  o.profile_window = settings_.profile_window;
+  o.sample_interval_ns = static_cast<std::uint64_t>(settings_.profile_interval_s * 1e9);
+  o.fixed_thresholds = settings_.threshold_values;
+  o.max_workers = settings_.max_workers;
+  o.worker_domain = layout_.domain_of_worker;
+  try {
+    engine_ = std::make_unique<Engine>(std::move(o), clock_, *freq_);
+  } catch (const std::exception& e) {
+    why = std::string("engine: ") + e.what();
+    return false;
+  }
+
+  // Record machine state before the first change (the engine changes nothing
+  // until the first worker begins).
+  DomainPlan plan;
+  plan.cpus_of_domain = layout_.cpus_of_domain;
+  plan.ladder = engine_->ladder();
+  plan.max_workers = settings_.max_workers;
+  if (!freq_->save(plan, why)) {
+    why = std::string(freq_->name()) + ": " + why;
+    return false;
+  }
+  if (settings_.binding == "none" && freq_->changes_speed() && freq_->name() != "emulated")
+    note("binding none: a worker's tempo is applied to its nominal core's clock domain, but the OS may run it "
+         "elsewhere; RUBATO_BINDING=static pins workers (seed 000 §3.4)");
+
+  return true;
+}
+
+bool LiveSession::start(std::string& why) {
+  topology_ = read_topology(settings_.sysfs_root);
+
+  // ---- machine profile --------------------------------------------------------
+  const auto dirs = profile_search_dirs(settings_.profile_dir);
+  std::string profile_name = settings_.profile;
+  if (profile_name == "auto") profile_name = auto_profile_name(read_cpu_model(), dirs);
+  std::string error;
+  profile_ = load_profile(profile_name, dirs, error);
+  if (!profile_ && profile_name != "generic") {
+    say("rubato: RUBATO_PROFILE: " + error + "; using the generic profile");
+    profile_ = load_profile("generic", dirs, error);
+  }
+  if (!profile_) note("no machine profile (" + error + "): energy cannot be modeled");
+
+  const std::vector<double> hw_hz = topology_.available_hz();
+  machine_max_hz_ = !hw_hz.empty() ? hw_hz.front() : profile_ ? profile_->frequencies_hz.front() : 0;
+
+  // ---- frequency back-end -----------------------------------------------------
+  BackendContext ctx{settings_, topology_, profile_ ? &*profile_ : nullptr, machine_max_hz_};
+  BackendChoice choice = choose_frequency_control(ctx);
+  freq_ = std::move(choice.control);
+  backend_note_ = std::move(choice.note);
+  // An explicit request that cannot be met is a configuration problem: say so
+  // once (auto's choice is only reported at RUBATO_LOG=info).
+  if (settings_.backend != "auto" && freq_->name() != settings_.backend && logs(LogLevel::warn))
+    say("rubato: RUBATO_BACKEND=" + settings_.backend + " is not usable here; " + backend_note_);
+
+  if (!attach_backend(why)) {
+    if (freq_->name() == "emulated" || freq_->name() == "dry-run") return false;
+    // A back-end that was usable but could not take control (e.g. the state
+    // file could not be written): the program still runs, emulated.
+    const std::string failed = std::string(freq_->name()) + " could not take control (" + why + ")";
+    say("rubato: " + failed + "; using the emulator");
+    engine_.reset();
+    freq_ = find_frequency_backend("emulated")->make(ctx);
+    backend_note_ = "backend emulated (fallback; " + failed + ")";
+    if (!attach_backend(why)) return false;
+  }
+
+  // ---- energy -------------------------------------------------------------------
+  EnergyChoice energy = choose_energy_meter(settings_, topology_);
+  meter_ = std::move(energy.meter);
+  meter_note_ = std::move(energy.note);
+  if (meter_ && !meter_->start(error)) {
+    meter_note_ += "; " + std::string(meter_->name()) + " failed to start: " + error;
+    meter_.reset();
+  }
+
+  start_ns_ = clock_.now_ns();
+  started_ = true;
+  if (logs(LogLevel::info))
+    say("rubato: policy " + engine_->policy().name() + ", " + backend_note_ + ", profile " +
+        (profile_ ? profile_->name : "(none)") + ", tempo " + shown_list(engine_->ladder().frequencies_hz()) +
+        ", binding " + settings_.binding);
+  return true;
+}
+
+void LiveSession::fill_energy(Report& r, double wall_s) {
+  std::optional<double> modeled;
+  if (profile_) {
+    PowerModel model(*profile_);
+    RunActivity activity;
+    activity.wall_s = wall_s;
+    const TempoLadder& ladder = engine_->ladder();
+    for (const WorkerReport& w : r.workers) {
+      CoreActivity core;
+      // Idle time is charged at the fastest frequency: HERMES leaves idle
+      // workers' tempo alone (seed 000 §3.4), and f_max is the upper bound.
+      core.idle_hz = machine_max_hz_;
+      for (Level l = 0; l < ladder.levels() && static_cast<std::size_t>(l) < w.busy_s_at_level.size(); ++l) {
+        // A dry run changes nothing: the code ran at the machine's speed.
+        const double hz = freq_->changes_speed() ? ladder.hz(l) : machine_max_hz_;
+        const double busy = w.busy_s_at_level[static_cast<std::size_t>(l)] + freq_->added_busy_s(w.id, l);
+        if (busy > 0) core.busy_s_at_hz.emplace_back(hz, busy);
+      }
+      activity.cores.push_back(std::move(core));
+    }
+    modeled = model.energy_j(activity);
+    r.external["energy_modeled_j"] = *modeled;
+  }
+  if (meter_) {
+    r.energy = meter_->stop();
+    if (r.energy.available) return;
+    r.notes.push_back("measured energy unavailable: " + r.energy.why_not);
+  }
+  if (modeled) {
+    r.energy.available = true;
+    r.energy.joules = *modeled;
+    r.energy.source = "modeled:" + profile_->name;
+    r.energy.why_not.clear();
+  } else {
+    r.energy.available = false;
+    r.energy.why_not = "no energy meter usable (" + meter_note_ + ") and no machine profile";
+  }
+}
+
+void LiveSession::write_report(Report& r) {
+  if (settings_.report.empty()) return;
+  const std::string path = expand_path_pattern(settings_.report, identity_.pid, identity_.host, identity_.rank);
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  const std::string text = f ? to_json(r) : std::string();
+  const bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  const int err = errno;
+  if (f && std::fclose(f) != 0 && ok) {
+    say("rubato: cannot write the report to '" + path + "': " + std::strerror(errno));
+    return;
+  }
+  if (!ok) {
+    say("rubato: cannot write the report to '" + path + "': " + std::strerror(err) + " (RUBATO_REPORT)");
+    return;
+  }
+  if (logs(LogLevel::info)) say("rubato: report written to " + path);
+}
+
+const Report& LiveSession::finish() noexcept {
+  std::lock_guard<std::mutex> lock(finish_mutex_);
+  if (finished_ || !started_) return report_;
+  finished_ = true;
+  try {
+    Report& r = report_;
+    const double wall_s = static_cast<double>(clock_.now_ns() - start_ns_) * 1e-9;
+    fill_from_engine(r, *engine_);
+    r.tool_version = kVersion;
+    r.host = identity_.host;
+    r.rank = identity_.rank;
+    r.pid = identity_.pid;
+    r.started_at = identity_.started_at;
+    r.command = identity_.command;
+    r.runtime = info_.runtime;
+    r.frontend = info_.frontend;
+    r.steals_observed = info_.steals_observed;
+    r.backend = std::string(freq_->name());
+    r.backend_note = backend_note_ + "; energy: " + meter_note_;
+    r.profile = profile_ ? profile_->name : "";
+    r.binding = settings_.binding;
+    r.wall_s = wall_s;
+    r.parameters["thresholds"] = std::to_string(settings_.thresholds);
+    r.parameters["profile_window"] = std::to_string(settings_.profile_window);
+    r.parameters["profile_interval_s"] = std::to_string(settings_.profile_interval_s);
+    r.parameters["min_dwell_s"] = std::to_string(settings_.min_dwell_s);
+    if (freq_->name() == "emulated")
+      r.parameters["beta"] = std::to_string(settings_.beta >= 0 ? settings_.beta : profile_ ? profile_->beta : 1.0);
+    int workers_seen = 0;
+    for (WorkerReport& w : r.workers) {
+      ++workers_seen;
+      w.core = w.id < settings_.max_workers ? worker_bound_[w.id].load(std::memory_order_relaxed) : -1;
+      for (Level l = 0; l < kMaxLevels; ++l) w.emulated_delay_s += freq_->added_busy_s(w.id, l);
+    }
+    r.workers_requested = workers_seen;
+    for (DomainReport& d : r.domains) {
+      if (d.id < layout_.cpus_of_domain.size()) d.cpus = layout_.cpus_of_domain[d.id];
+      d.applied_transitions = freq_->applied_transitions(d.id);
+    }
+    fill_energy(r, wall_s);
+    if (freq_->name() == "emulated")
+      r.notes.push_back("frequencies are emulated (busy work after each task segment); energy is a model");
+    const RestoreOutcome restored = freq_->restore();
+    for (const auto& line : restored.failed) {
+      r.notes.push_back("restore failed: " + line);
+      say("rubato: restore failed: " + line + " (run `rubato restore`)");
+    }
+    r.tool_errors = errors_.load(std::memory_order_relaxed);
+    {
+      std::lock_guard<std::mutex> nl(notes_mutex_);
+      r.notes.insert(r.notes.end(), notes_.begin(), notes_.end());
+    }
+    write_report(r);
+  } catch (const std::exception& e) {
+    say(std::string("rubato: finishing the session failed: ") + e.what());
+  } catch (...) {
+    say("rubato: finishing the session failed");
+  }
+  return report_;
+}
+
+}  // namespace
+
+std::unique_ptr<Session> Session::open(const Environment& env, SessionInfo info) {
+  try {
+    Diagnostics diag;
+    Settings settings = load_settings(env, diag);
+    if (settings.log != "error")
+      for (const auto& line : diag.lines) say(line);
+    if (!settings.enabled) return nullptr;
+    auto session = std::make_unique<LiveSession>(std::move(settings), std::move(info), env);
+    std::string why;
+    if (!session->start(why)) {
+      say("rubato: cannot start (" + why + "); the program runs without rubato");
+      return nullptr;
+    }
+    return session;
+  } catch (const std::exception& e) {
+    say(std::string("rubato: cannot start (") + e.what() + "); the program runs without rubato");
+  } catch (...) {
+    say("rubato: cannot start; the program runs without rubato");
+  }
+  return nullptr;
+}
+
+}  // namespace rubato

@@ -1,0 +1,192 @@
+#include "rubato/power/sysfs_frequency.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+#include "rubato/power/restore_guard.hpp"
+#include "rubato/power/state_file.hpp"
+
+namespace rubato {
+namespace {
+
+std::string file(const ClockDomainInfo& p, const char* name) { return p.policy_dir + "/" + name; }
+
+bool write_text(const std::string& path, const std::string& text) {
+  return write_exact(path.c_str(), text.data(), text.size());
+}
+
+long long read_khz(const std::string& path) {
+  char buf[64];
+  return read_small(path.c_str(), buf, sizeof buf) > 0 ? leading_integer(buf) : -1;
+}
+
+// Sets [min, max] keeping min <= max after each write (kernel rule).
+bool write_limits(const ClockDomainInfo& p, long long min_khz, long long max_khz) {
+  const long long current_max = read_khz(file(p, "scaling_max_freq"));
+  const std::string lo = std::to_string(min_khz), hi = std::to_string(max_khz);
+  if (current_max >= 0 && min_khz > current_max)
+    return write_text(file(p, "scaling_max_freq"), hi) && write_text(file(p, "scaling_min_freq"), lo);
+  return write_text(file(p, "scaling_min_freq"), lo) && write_text(file(p, "scaling_max_freq"), hi);
+}
+
+}  // namespace
+
+long long cpufreq_target_khz(const ClockDomainInfo& policy, double hz, long long min_khz, long long max_khz) {
+  double target = hz;
+  if (!policy.available_hz.empty()) {
+    target = policy.available_hz.front();
+    for (double f : policy.available_hz)
+      if (std::fabs(f - hz) < std::fabs(target - hz)) target = f;
+  }
+  const long long khz = std::llround(target / 1e3);
+  return std::clamp(khz, min_khz, std::max(min_khz, max_khz));
+}
+
+SysfsFrequency::SysfsFrequency(Topology topology, double min_dwell_s, std::string state_dir, std::string backend_name)
+    : name_(std::move(backend_name)),
+      topology_(std::move(topology)),
+      min_dwell_s_(min_dwell_s),
+      state_dir_(state_dir.empty() ? default_state_dir() : std::move(state_dir)) {}
+
+SysfsFrequency::~SysfsFrequency() { restore(); }
+
+bool SysfsFrequency::usable(std::string& why) {
+  if (topology_.clock_domains.empty()) {
+    why = "no cpufreq policies under " + topology_.sysfs_root + "/devices/system/cpu (no DVFS here: VM or driver missing)";
+    return false;
+  }
+  for (const auto& p : topology_.clock_domains) {
+    if (std::find(p.governors.begin(), p.governors.end(), "userspace") == p.governors.end()) {
+      why = p.policy_dir + ": no userspace governor (driver " + (p.driver.empty() ? "?" : p.driver) +
+            "; intel_pstate/amd-pstate in active mode offer none)";
+      return false;
+    }
+    for (const char* f : kCpufreqControlFiles)
+      if (::access(file(p, f).c_str(), W_OK) != 0) {
+        why = file(p, f) + " is not writable (needs root)";
+        return false;
+      }
+  }
+  return usable_state(why);
+}
+
+bool SysfsFrequency::usable_state(std::string& why) {
+  if (prepare_state_dir(state_dir_, why)) return true;
+  why = "cannot save machine state: " + why;
+  return false;
+}
+
+bool SysfsFrequency::save(const DomainPlan& plan, std::string& why) {
+  if (!prepare_state_dir(state_dir_, why)) return false;
+  // Engine domain -> policy; only policies that host a domain are touched.
+  std::set<int> touched;
+  policy_of_domain_.clear();
+  for (const auto& cpus : plan.cpus_of_domain) {
+    const int p = cpus.empty() ? -1 : topology_.clock_domain_of(cpus.front());
+    policy_of_domain_.push_back(p);
+    if (p >= 0) touched.insert(p);
+  }
+  MachineState state;
+  state.sysfs_root = topology_.sysfs_root;
+  state.pid = static_cast<std::int64_t>(getpid());
+  state.backend = name_;
+  for (int p : touched) {
+    const auto& info = topology_.clock_domains[static_cast<std::size_t>(p)];
+    SavedPolicy saved{info.policy_dir, {}};
+    for (const char* f : kCpufreqControlFiles) {
+      char buf[512];
+      const long n = read_small(file(info, f).c_str(), buf, sizeof buf);
+      if (n < 0) {
+        why = "cannot read " + file(info, f);
+        return false;
+      }
+      saved.content.emplace_back(buf, static_cast<std::size_t>(n));
+    }
+    state.policies.push_back(std::move(saved));
+  }
+  if (!validate_state(state, topology_.sysfs_root, why) || !write_state_file(state_dir_, state, state_path_, why))
+    return false;
+  plan_ = std::make_unique<CpufreqRestorePlan>(state, state_path_);
+  arm_restore(plan_.get());
+
+  min_khz_.assign(topology_.clock_domains.size(), 0);
+  max_khz_.assign(topology_.clock_domains.size(), 0);
+  for (int p : touched) {
+    if (!take_control(static_cast<std::size_t>(p), why)) {
+      restore();
+      return false;
+    }
+  }
+  records_.reset(plan.cpus_of_domain.size());
+  applier_ = std::make_unique<RateLimitedApplier>(records_, min_dwell_s_,
+                                                  [this](DomainId d, double hz) { return apply(d, hz); });
+  applier_->start();
+  return true;
+}
+
+// Limits wide enough for the ladder within the hardware's range.
+bool SysfsFrequency::widen_limits(std::size_t p, std::string& why) {
+  const auto& info = topology_.clock_domains[p];
+  long long lo = read_khz(file(info, "scaling_min_freq"));
+  long long hi = read_khz(file(info, "scaling_max_freq"));
+  if (lo < 0 || hi < 0) {
+    why = info.policy_dir + ": scaling_min_freq / scaling_max_freq unreadable";
+    return false;
+  }
+  const long long hw_lo = info.min_hz > 0 ? std::llround(info.min_hz / 1e3) : lo;
+  const long long hw_hi = info.max_hz > 0 ? std::llround(info.max_hz / 1e3) : hi;
+  if (hw_lo < lo || hw_hi > hi) {
+    lo = std::min(lo, hw_lo);
+    hi = std::max(hi, hw_hi);
+    if (!write_limits(info, lo, hi)) {
+      why = info.policy_dir + ": cannot widen scaling_min_freq / scaling_max_freq";
+      return false;
+    }
+  }
+  min_khz_[p] = lo;
+  max_khz_[p] = hi;
+  return true;
+}
+
+bool SysfsFrequency::take_control(std::size_t p, std::string& why) {
+  if (!widen_limits(p, why)) return false;
+  if (!write_text(file(topology_.clock_domains[p], "scaling_governor"), "userspace")) {
+    why = topology_.clock_domains[p].policy_dir + ": cannot set the userspace governor";
+    return false;
+  }
+  return true;
+}
+
+bool SysfsFrequency::apply(DomainId domain, double hz) {
+  if (plan_ && plan_->restored()) return true;  // machine given back (signal): write nothing more
+  if (domain >= policy_of_domain_.size() || policy_of_domain_[domain] < 0) return true;
+  const auto p = static_cast<std::size_t>(policy_of_domain_[domain]);
+  const auto& info = topology_.clock_domains[p];
+  return write_frequency(p, cpufreq_target_khz(info, hz, min_khz_[p], max_khz_[p]));
+}
+
+bool SysfsFrequency::write_frequency(std::size_t p, long long khz) {
+  return write_text(file(topology_.clock_domains[p], "scaling_setspeed"), std::to_string(khz));
+}
+
+RestoreOutcome SysfsFrequency::restore() noexcept {
+  if (applier_) applier_->stop();
+  if (!plan_ || restored_) return {};
+  restored_ = true;
+  disarm_restore(plan_.get());
+  plan_->restore_now();
+  RestoreOutcome outcome;
+  try {
+    outcome = plan_->outcome();
+  } catch (...) {
+  }
+  // The plan kept the state file if something failed: `rubato restore` can retry.
+  for (auto& line : outcome.failed) line += "; state kept in " + state_path_;
+  return outcome;
+}
+
+}  // namespace rubato

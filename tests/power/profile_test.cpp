@@ -1,0 +1,115 @@
+#include <catch2/catch.hpp>
+
+#include "rubato/power/power_model.hpp"
+#include "rubato/power/profile.hpp"
+
+using namespace rubato;
+
+namespace {
+const std::vector<std::string> kDirs = {RUBATO_TEST_PROFILES_DIR};
+
+MachineProfile load(const std::string& name) {
+  std::string error;
+  auto p = load_profile(name, kDirs, error);
+  INFO(error);
+  REQUIRE(p);
+  return *p;
+}
+}  // namespace
+
+TEST_CASE("Power.Profile.ShippedProfilesLoad") {
+  const auto names = list_profiles(kDirs);
+  for (const char* required : {"opteron-6378", "fx-8150", "i5-2500", "generic"})
+    CHECK(std::find(names.begin(), names.end(), required) != names.end());
+  for (const auto& name : names) {
+    const MachineProfile p = load(name);
+    CHECK(p.name == name);
+    CHECK(!p.core_power.empty());
+    CHECK(std::is_sorted(p.frequencies_hz.rbegin(), p.frequencies_hz.rend()));
+  }
+}
+
+TEST_CASE("Power.Profile.HermesSystemsAsInThePaper") {
+  const MachineProfile a = load("opteron-6378");
+  CHECK(a.cores == 32);
+  CHECK(a.cores_per_domain == 2);
+  CHECK(a.frequencies_hz == std::vector<double>{2.4e9, 2.2e9, 1.9e9, 1.6e9, 1.4e9});
+  const MachineProfile b = load("fx-8150");
+  CHECK(b.cores == 8);
+  CHECK(b.cores_per_domain == 2);
+  CHECK(b.frequencies_hz == std::vector<double>{3.6e9, 3.3e9, 2.7e9, 2.1e9, 1.4e9});
+}
+
+TEST_CASE("Power.Profile.EfsSystemCarriesEq25AndMu") {
+  const MachineProfile p = load("i5-2500");
+  CHECK(p.cores == 4);
+  CHECK(p.active_cores_power_w == std::vector<double>{26.6, 22.6, 12.0, 12.3, 12.3});
+  CHECK(p.memory_accesses_per_s == Approx(150e6));
+  CHECK(p.sources.at("active_cores_power_w").find("Eq. 25") != std::string::npos);
+}
+
+TEST_CASE("Power.Profile.EveryNumberNeedsASource") {
+  const std::string good = R"({"name":"x","cores":1,"cores_per_domain":1,"frequencies_hz":[1e9],
+    "core_power":[{"hz":1e9,"busy_w":1,"idle_w":0.5}],"uncore_w":1,"beta":1,"transition_latency_s":0,
+    "sources":{"cores":"a","cores_per_domain":"a","frequencies_hz":"a","core_power.busy_w":"a",
+               "core_power.idle_w":"a","uncore_w":"a","beta":"a","transition_latency_s":"a"}})";
+  std::string error;
+  CHECK(parse_profile(good, "good", error));
+  std::string missing = good;
+  missing.replace(missing.find("\"uncore_w\":\"a\","), 15, "");
+  CHECK_FALSE(parse_profile(missing, "missing", error));
+  CHECK(error.find("uncore_w") != std::string::npos);
+  std::string with_mu = good;
+  with_mu.replace(with_mu.find("\"beta\":1,"), 9, "\"beta\":1,\"memory_accesses_per_s\":5,");
+  CHECK_FALSE(parse_profile(with_mu, "mu", error));  // a number without its source
+}
+
+TEST_CASE("Power.Profile.BadFilesNameTheProblem") {
+  std::string error;
+  CHECK_FALSE(parse_profile("{", "f.json", error));
+  CHECK(error.find("f.json") != std::string::npos);
+  CHECK_FALSE(parse_profile(R"({"name":"x","cores":-1})", "f.json", error));
+  CHECK(error.find("cores") != std::string::npos);
+  CHECK_FALSE(load_profile("no-such-profile", kDirs, error));
+  CHECK(error.find("not found") != std::string::npos);
+}
+
+TEST_CASE("Power.Profile.AutoMatchesCpuModel") {
+  CHECK(auto_profile_name("AMD Opteron(tm) Processor 6378", kDirs) == "opteron-6378");
+  CHECK(auto_profile_name("Intel(R) Core(TM) i5-2500 CPU @ 3.30GHz", kDirs) == "i5-2500");
+  CHECK(auto_profile_name("Intel(R) Core(TM) i5-2500K CPU @ 3.30GHz", kDirs) == "generic");
+  CHECK(auto_profile_name("QEMU Virtual CPU", kDirs) == "generic");
+}
+
+TEST_CASE("Power.Model.InterpolatesAndClamps") {
+  MachineProfile p;
+  p.name = "t";
+  p.core_power = {{2e9, 10, 4}, {1e9, 4, 2}};
+  p.uncore_w = 5;
+  const PowerModel m(p);
+  CHECK(m.busy_w(2e9) == Approx(10));
+  CHECK(m.busy_w(1.5e9) == Approx(7));
+  CHECK(m.busy_w(3e9) == Approx(10));
+  CHECK(m.busy_w(0.5e9) == Approx(4));
+  CHECK(m.idle_w(1.5e9) == Approx(3));
+  CHECK(m.source_label() == "modeled:t");
+}
+
+TEST_CASE("Power.Model.EnergyOfARun") {
+  MachineProfile p;
+  p.name = "t";
+  p.core_power = {{2e9, 10, 4}, {1e9, 4, 2}};
+  p.uncore_w = 5;
+  const PowerModel m(p);
+  RunActivity a;
+  a.wall_s = 2;
+  // 1 s busy at 2 GHz, 0.5 s busy at 1 GHz, 0.5 s idle at 2 GHz.
+  a.cores.push_back({{{2e9, 1.0}, {1e9, 0.5}}, 2e9});
+  CHECK(m.energy_j(a) == Approx(5 * 2 + 10 * 1 + 4 * 0.5 + 4 * 0.5));
+  // Slower busy time costs less power per second but lasts longer: with the
+  // emulator's stretch (2x at half speed) the model sees both effects.
+  RunActivity fast{1.0, {{{{2e9, 1.0}}, 2e9}}};
+  RunActivity slow{2.0, {{{{1e9, 2.0}}, 2e9}}};
+  CHECK(m.energy_j(fast) == Approx(5 + 10));
+  CHECK(m.energy_j(slow) == Approx(10 + 8));
+}
