@@ -1,0 +1,427 @@
+#include "task_event_mapper.hpp"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <mutex>
+#include <string>
+
+namespace rubato::ompt {
+namespace {
+
+constexpr WaitKind kNotWaiting{};
+
+TaskMark mark_of(const ompt_data_t* task) noexcept { return task ? TaskMark(task->value) : TaskMark(); }
+void set_mark(ompt_data_t* task, TaskMark m) noexcept { task->value = m.word(); }
+
+WaitKind wait_kind(ompt_sync_region_t kind) noexcept {
+  switch (kind) {
+    case ompt_sync_region_taskwait: return WaitKind::taskwait;
+    case ompt_sync_region_taskgroup: return WaitKind::taskgroup;
+    case ompt_sync_region_barrier:
+    case ompt_sync_region_barrier_implicit:
+    case ompt_sync_region_barrier_explicit:
+    case ompt_sync_region_barrier_implementation:
+    case ompt_sync_region_barrier_implicit_workshare:
+    case ompt_sync_region_barrier_implicit_parallel:
+    case ompt_sync_region_barrier_teams: return WaitKind::barrier;
+    default: return WaitKind::other;
+  }
+}
+
+// The task's work is over with these (a cancelled task is discarded, a
+// detached one finished its body; both count as completed).
+bool finishes(ompt_task_status_t status) noexcept {
+  return status == ompt_task_complete || status == ompt_task_cancel || status == ompt_task_detach;
+}
+
+std::uint32_t trace_flags(int ompt_flags, bool deferred, bool has_dependences) noexcept {
+  std::uint32_t f = 0;
+  if (ompt_flags & ompt_task_explicit) f |= kTraceTaskExplicit;
+  if (ompt_flags & ompt_task_implicit) f |= kTraceTaskImplicit;
+  if (ompt_flags & ompt_task_initial) f |= kTraceTaskInitial;
+  if (ompt_flags & ompt_task_untied) f |= kTraceTaskUntied;
+  if (ompt_flags & ompt_task_final) f |= kTraceTaskFinal;
+  if (deferred) f |= kTraceTaskDeferred;
+  if (has_dependences) f |= kTraceTaskDependences;
+  return f;
+}
+
+}  // namespace
+
+TaskEventMapper::TaskEventMapper(Session& session, TraceFileWriter* trace, const Clock& clock,
+                                 std::uint64_t trace_origin_ns, MapperOptions options)
+    : session_(session),
+      engine_(session.engine()),
+      trace_(trace),
+      clock_(clock),
+      trace_origin_ns_(trace_origin_ns),
+      options_(options),
+      registry_(std::min<std::size_t>(engine_.max_workers(), TaskMark::kMaxCreator + 1)),
+      states_(registry_.capacity()) {}
+
+// ---- threads and worker identity -------------------------------------------------------
+
+ThreadState* TaskEventMapper::state(ompt_data_t* thread, WorkerId preferred) noexcept {
+  if (!thread) [[unlikely]]
+    return &unobserved_;  // not an OpenMP thread as far as libomp knows
+  auto* ts = static_cast<ThreadState*>(thread->ptr);
+  return ts ? ts : claim(thread, preferred);
+}
+
+ThreadState* TaskEventMapper::claim(ompt_data_t* thread, WorkerId preferred) noexcept {
+  const WorkerId w = registry_.claim(preferred);
+  if (w == kNoWorker) {
+    thread->ptr = &unobserved_;
+    return &unobserved_;
+  }
+  try {
+    auto& slot = states_[w];
+    if (!slot) slot = std::make_unique<ThreadState>();
+    ThreadState& ts = *slot;
+    ts.worker = w;
+    ts.live = true;
+    ts.depth = 0;
+    ts.segment_task = 0;
+    if (tracing() && !ts.trace_storage) ts.trace_storage = std::make_unique<TraceBlockBuffer>(options_.trace_block_bytes);
+    ts.trace = ts.trace_storage.get();
+    thread->ptr = &ts;
+  } catch (...) {
+    // Out of memory while a thread starts: this thread goes unobserved.
+    registry_.release(w);
+    session_.count_error();
+    thread->ptr = &unobserved_;
+    return &unobserved_;
+  }
+  session_.worker_started(w);
+  if (options_.log_workers)
+    std::fprintf(stderr, "rubato: worker %u is thread %ld\n", w, static_cast<long>(syscall(SYS_gettid)));
+  return static_cast<ThreadState*>(thread->ptr);
+}
+
+void TaskEventMapper::thread_begin(ompt_thread_t type, ompt_data_t* thread) noexcept {
+  thread->ptr = nullptr;
+  // The initial thread is worker 0 when it can be; other threads are given an
+  // index at their first implicit task, where their OpenMP thread number is known.
+  if (type == ompt_thread_initial) claim(thread, 0);
+}
+
+void TaskEventMapper::thread_end(ompt_data_t* thread) noexcept {
+  auto* ts = static_cast<ThreadState*>(thread->ptr);
+  thread->ptr = nullptr;
+  if (!ts || ts->worker == kNoWorker) return;
+  close_segment(*ts, SegmentEnd::unfinished, false);
+  flush(*ts);
+  ts->live = false;
+  session_.worker_stopped(ts->worker);
+  registry_.release(ts->worker);
+}
+
+// ---- segments and the task stack --------------------------------------------------------
+
+void TaskEventMapper::open_segment(ThreadState& ts, std::uint64_t task, SegmentStart how) noexcept {
+  ts.segment_task = task;
+  ts.segment_start = how;
+  if (tracing()) ts.segment_start_ns = trace_now();
+  engine_.task_begin(ts.worker);
+  if (options_.dynamic_binding) session_.before_task(ts.worker);
+}
+
+void TaskEventMapper::close_segment(ThreadState& ts, SegmentEnd how, bool completed) noexcept {
+  if (ts.segment_task == 0) return;
+  engine_.task_end(ts.worker, completed);
+  if (options_.dynamic_binding) session_.after_task(ts.worker);
+  if (tracing() && TaskMark::id_has_creator(ts.segment_task)) record_segment(ts, how);
+  ts.segment_task = 0;
+}
+
+void TaskEventMapper::record_segment(ThreadState& ts, SegmentEnd how) noexcept {
+  const std::uint64_t now = trace_now();
+  record(ts, SegmentRecord{ts.segment_task, ts.worker, ts.segment_start, how,
+                           static_cast<std::uint8_t>(engine_.domain_level(ts.worker)), ts.segment_start_ns,
+                           now > ts.segment_start_ns ? now - ts.segment_start_ns : 0});
+}
+
+inline void TaskEventMapper::push_frame(ThreadState& ts, TaskMark task) noexcept {
+  if (ts.depth < kMaxFrames) [[likely]]
+    ts.frames[ts.depth] = Frame{task.id(), ts.pushes, ts.pops, kNotWaiting, task.has(TaskMark::kTimed)};
+  else
+    frames_overflowed();
+  ++ts.depth;
+}
+
+void TaskEventMapper::frames_overflowed() noexcept {
+  if (!frames_overflowed_.exchange(true, std::memory_order_relaxed))
+    session_.note("ompt: tasks nested deeper than " + std::to_string(kMaxFrames) +
+                  " on one thread; idle detection and wait accounting are off beyond that depth");
+}
+
+// The task on top of the stack continues (after a child, a nested region, a wait).
+void TaskEventMapper::resume_top(ThreadState& ts) noexcept {
+  const Frame* top = ts.top();
+  if (top && top->wait == kNotWaiting && top->timed) open_segment(ts, top->task, SegmentStart::resume);
+}
+
+void TaskEventMapper::inconsistent(const ThreadState& ts, const char* where) noexcept {
+  const std::uint64_t n = inconsistencies_.fetch_add(1, std::memory_order_relaxed);
+  session_.count_error();
+  if (options_.log_workers && n < 5)
+    std::fprintf(stderr, "rubato: worker %u: %s does not match the task stack (depth %u)\n", ts.worker, where, ts.depth);
+}
+
+// ---- push, pop, steal ----------------------------------------------------------------------
+
+void TaskEventMapper::task_create(ompt_data_t* thread, ompt_data_t* parent, ompt_data_t* task, int flags,
+                                  bool has_dependences) noexcept {
+  ThreadState& ts = *state(thread, kNoWorker);
+  const WorkerId w = ts.worker;
+  std::uint64_t m = 0;
+  // An undeferred task (if(0), final, serialized team, included) runs at once
+  // on its creator: it never enters a queue. A task without the explicit flag
+  // (a target task) is not ours to count.
+  const bool is_explicit = (flags & ompt_task_explicit) != 0;
+  const bool deferred = is_explicit && !(flags & ompt_task_undeferred);
+  if (is_explicit) m |= TaskMark::kExplicit | TaskMark::kTimed;
+  if (deferred) m |= TaskMark::kDeferred;
+  if (flags & ompt_task_untied) m |= TaskMark::kUntied;
+  const TaskMark mark = TaskMark::make(w, next_seq(ts), m);
+  set_mark(task, mark);
+  if (w == kNoWorker) return;
+  if (deferred) {
+    engine_.push(w);
+    ++ts.pushes;
+  }
+  if (tracing() && is_explicit) {
+    const TaskMark pm = mark_of(parent);
+    record(ts, TaskRecord{mark.id(), pm.creator() != kNoWorker ? pm.id() : 0, w, trace_flags(flags, deferred, has_dependences),
+                          trace_now()});
+  }
+}
+
+std::uint64_t TaskEventMapper::next_seq(ThreadState& ts) noexcept {
+  if (ts.worker != kNoWorker) return ts.next_seq++;
+  return unobserved_seq_.fetch_add(1, std::memory_order_relaxed);
+}
+
+// The first real start of an explicit task: on its creator it was popped,
+// elsewhere stolen from the creator (whatever deque libomp actually took it
+// from: dependent tasks are queued by whoever releases them, but the queue
+// entry was counted on the creator at creation).
+SegmentStart TaskEventMapper::first_start(ThreadState& ts, ompt_data_t* task, TaskMark mark) noexcept {
+  set_mark(task, mark.with(TaskMark::kStarted));
+  if (!mark.has(TaskMark::kDeferred)) return SegmentStart::inline_;
+  const WorkerId creator = mark.creator();
+  if (creator == ts.worker) {
+    engine_.pop(ts.worker);
+    ++ts.pops;
+    return SegmentStart::pop;
+  }
+  engine_.steal(ts.worker, creator);  // an unknown creator is counted as dropped by the engine
+  return SegmentStart::steal;
+}
+
+void TaskEventMapper::task_schedule(ompt_data_t* thread, ompt_data_t* prior, ompt_task_status_t status,
+                                    ompt_data_t* next) noexcept {
+  // early / late fulfill report a detached task's completion event: no segment,
+  // and the task was already counted as completed when its body finished.
+  if (status == ompt_task_early_fulfill || status == ompt_task_late_fulfill) return;
+  ThreadState& ts = *state(thread, kNoWorker);
+  if (ts.worker == kNoWorker) {
+    // A thread beyond max_workers: let the engine count what it cannot attribute.
+    const TaskMark nm = mark_of(next);
+    if (nm.has(TaskMark::kExplicit) && !nm.has(TaskMark::kStarted) && nm.has(TaskMark::kDeferred)) {
+      set_mark(next, nm.with(TaskMark::kStarted));
+      engine_.steal(kNoWorker, nm.creator());
+    }
+    return;
+  }
+
+  // 1. The prior task's segment ends. It either leaves this thread (finished,
+  //    or an untied task part that re-queued the task and returns to the task
+  //    below it) or stays suspended below `next`.
+  const TaskMark pm = mark_of(prior);
+  const TaskMark nm = mark_of(next);
+  const Frame* below = ts.below_top();
+  const bool leaves = finishes(status) || (below && nm.marked() && below->task == nm.id());
+  if (ts.segment_task != 0 && ts.segment_task == pm.id()) {
+    const bool completed = finishes(status) && pm.has(TaskMark::kExplicit);
+    close_segment(ts, finishes(status) ? SegmentEnd::completed : leaves ? SegmentEnd::requeued : SegmentEnd::suspended,
+                  completed);
+  }
+  // An untied task that finished inside its first segment ran user code there
+  // after all (no launch stub): its start is counted now.
+  if (finishes(status) && prior && pm.has(TaskMark::kLaunched) && !pm.has(TaskMark::kStarted))
+    first_start(ts, prior, pm);
+
+  const Frame* top = ts.top();
+  if (top && top->task != pm.id()) inconsistent(ts, "task_schedule's prior task");
+  if (leaves && ts.depth > 0) --ts.depth;
+  if (!next) return;
+
+  // 2. The next task starts or resumes.
+  SegmentStart how = SegmentStart::resume;
+  if (nm.has(TaskMark::kExplicit) && !nm.has(TaskMark::kStarted)) {
+    if (nm.has(TaskMark::kUntied) && nm.has(TaskMark::kDeferred) && !nm.has(TaskMark::kLaunched)) {
+      // clang compiles an untied task's part 0 as "re-queue myself and return"
+      // (CGOpenMPRuntime's UntiedTaskActionTy::Enter): no user code runs in
+      // this first segment, so it is not the task's start. The start is the
+      // next segment, on whichever worker picks the task up.
+      set_mark(next, nm.with(TaskMark::kLaunched));
+      how = SegmentStart::launch;
+    } else {
+      how = first_start(ts, next, nm);
+    }
+  }
+  // Returning to the task below, or a task (new or resumed) on top of the
+  // suspended one. The frame is pushed after the start was counted: its base
+  // counts exclude the task's own pop.
+  if (!leaves) {
+    push_frame(ts, nm);
+  } else if (const Frame* back = ts.top(); back && back->task != nm.id()) {
+    inconsistent(ts, "task_schedule's resumed task");
+    push_frame(ts, nm);
+  }
+  const Frame* now_top = ts.top();
+  if (now_top && now_top->wait != kNotWaiting) {
+    maybe_idle(ts, *now_top);  // back in a wait: no segment
+    return;
+  }
+  if (nm.has(TaskMark::kTimed)) open_segment(ts, nm.id(), how);
+}
+
+// ---- idle detection ------------------------------------------------------------------------
+//
+// HERMES's "idle" (seed 000 §3.1, Fig. 5 line 6) is a worker whose deque is
+// empty and that must steal or wait: the moment its thief-victim relationships
+// end and the immediacy relay fires. libomp has no "deque empty" callback, but
+// a thread only looks for other work inside a wait: at a barrier (its implicit
+// task waits) or in a taskwait / taskgroup (an explicit task waits). So idle is
+// checked when a thread enters a wait (sync_region_wait begin) and whenever a
+// task finishes or suspends and task_schedule returns the thread to a task that
+// is in a wait — with the depth pushed − popped − stolen-from at 0:
+//  - barrier: idle. The thread has nothing queued and nothing to continue.
+//  - taskwait / taskgroup: only if some of the waiting task's descendants were
+//    started by other workers (what this thread pushed since the task started
+//    here, minus what it popped since, is positive). Otherwise every child ran
+//    here and has finished, the wait ends at once and the task continues: the
+//    worker is not out of work (libomp's help-first tasks differ from Cilk's
+//    work-first continuations here). A stolen child that already finished gives
+//    a spurious idle; a wait that spins on a stolen child without stealing
+//    gives the relay as soon as the check runs (entry or return).
+// A worker that steals is treated as idle first by the engine itself (a thief
+// has run out of its own work).
+void TaskEventMapper::maybe_idle(ThreadState& ts, const Frame& waiting) noexcept {
+  if (engine_.depth(ts.worker) > 0) return;
+  if (waiting.wait == WaitKind::barrier) {
+    engine_.idle(ts.worker);
+  } else if (waiting.wait == WaitKind::taskwait || waiting.wait == WaitKind::taskgroup) {
+    const std::uint64_t pushed = ts.pushes - waiting.base_pushes;
+    const std::uint64_t popped = ts.pops - waiting.base_pops;
+    if (pushed > popped) engine_.idle(ts.worker);
+  }
+}
+
+// ---- waits and implicit tasks ------------------------------------------------------------
+
+void TaskEventMapper::sync_region_wait(ompt_data_t* thread, ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                                       ompt_data_t* task) noexcept {
+  ThreadState& ts = *state(thread, kNoWorker);
+  if (ts.worker == kNoWorker) return;
+  const WaitKind wk = wait_kind(kind);
+  const TaskMark m = mark_of(task);
+  Frame* top = ts.top();
+  if (top && top->task != m.id()) {
+    inconsistent(ts, endpoint == ompt_scope_begin ? "sync_region_wait begin" : "sync_region_wait end");
+    top = nullptr;
+  }
+  const bool traced = tracing() && m.creator() != kNoWorker;
+  if (endpoint == ompt_scope_begin) {
+    close_segment(ts, SegmentEnd::waiting, false);
+    if (traced) record(ts, WaitRecord{m.id(), ts.worker, wk, true, trace_now()});
+    if (top) {
+      top->wait = wk;
+      maybe_idle(ts, *top);
+    }
+  } else {
+    if (top) top->wait = kNotWaiting;
+    if (traced) record(ts, WaitRecord{m.id(), ts.worker, wk, false, trace_now()});
+    if (m.has(TaskMark::kTimed) && ts.segment_task == 0) open_segment(ts, m.id(), SegmentStart::resume);
+  }
+}
+
+void TaskEventMapper::implicit_task(ompt_data_t* thread, ompt_scope_endpoint_t endpoint, ompt_data_t* task,
+                                    unsigned int index, int flags) noexcept {
+  const bool initial = (flags & ompt_task_initial) != 0;
+  ThreadState& ts = *state(thread, initial ? 0 : index);
+  const WorkerId w = ts.worker;
+  if (endpoint == ompt_scope_begin) {
+    // A parallel region's implicit task is timed (worksharing code runs in it);
+    // the initial task — the program's serial part — is not.
+    const TaskMark m = TaskMark::make(w, next_seq(ts), TaskMark::kStarted | (initial ? 0 : TaskMark::kTimed));
+    set_mark(task, m);
+    if (w == kNoWorker) return;
+    close_segment(ts, SegmentEnd::suspended, false);  // a region nested in a running task
+    push_frame(ts, m);
+    if (tracing()) record(ts, TaskRecord{m.id(), 0, w, trace_flags(flags, false, false), trace_now()});
+    if (!initial) open_segment(ts, m.id(), SegmentStart::inline_);
+    return;
+  }
+  if (w == kNoWorker) return;
+  const TaskMark m = mark_of(task);
+  if (ts.segment_task != 0 && ts.segment_task == m.id()) close_segment(ts, SegmentEnd::region_end, false);
+  const Frame* top = ts.top();
+  if (top && top->task != m.id()) inconsistent(ts, "implicit_task end");
+  if (ts.depth > 0) --ts.depth;
+  resume_top(ts);
+}
+
+// ---- trace ----------------------------------------------------------------------------------
+
+void TaskEventMapper::record(ThreadState& ts, const auto& rec) noexcept {
+  if (!ts.trace) return;
+  if (!ts.trace->room()) flush(ts);
+  ts.trace->add(rec);
+}
+
+void TaskEventMapper::flush(ThreadState& ts) noexcept {
+  if (!ts.trace || !trace_) return;
+  std::lock_guard<SpinLock> guard(ts.flush_lock);
+  trace_->write_block(ts.worker, *ts.trace);
+}
+
+// Runs at exit (rubato's atexit handler comes before libomp's own shutdown,
+// so in practice before ompt_finalize too), when no task runs: workers still
+// alive end here, and their open waits and segments are closed in the trace so
+// that it is complete (later callbacks are no longer recorded).
+void TaskEventMapper::finish() noexcept {
+  for (auto& s : states_) {
+    if (!s) continue;
+    ThreadState& ts = *s;
+    if (ts.live) {
+      if (tracing()) {
+        const std::uint64_t now = trace_now();
+        for (std::uint32_t i = 0; i < std::min<std::uint32_t>(ts.depth, kMaxFrames); ++i) {
+          const Frame& f = ts.frames[i];
+          if (f.wait != kNotWaiting && TaskMark::id_has_creator(f.task))
+            record(ts, WaitRecord{f.task, ts.worker, f.wait, false, now});
+        }
+        if (ts.segment_task != 0 && TaskMark::id_has_creator(ts.segment_task)) record_segment(ts, SegmentEnd::unfinished);
+      }
+      engine_.worker_end(ts.worker);
+    }
+    flush(ts);
+  }
+  const std::uint64_t refused = registry_.refused();
+  if (refused > 0)
+    session_.note("ompt: " + std::to_string(refused) + " threads found all " + std::to_string(registry_.capacity()) +
+                  " worker slots taken (RUBATO_MAX_WORKERS) and were not observed; tasks they stole were counted "
+                  "as dropped events");
+  const std::uint64_t bad = inconsistencies();
+  if (bad > 0)
+    session_.note("ompt: " + std::to_string(bad) +
+                  " callbacks did not match the task stack the tool keeps per thread; their segments may be misattributed");
+}
+
+}  // namespace rubato::ompt

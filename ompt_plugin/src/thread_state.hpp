@@ -1,0 +1,60 @@
+// Per-thread state of the OMPT front-end, reached through the thread's OMPT
+// thread_data. Only its own thread writes it (the trace buffer is also flushed
+// once more at finalize, when no task runs). Cache-line aligned so that no two
+// threads' states share a line.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+
+#include <omp-tools.h>
+
+#include "rubato/core/spin_lock.hpp"
+#include "rubato/core/trace.hpp"
+#include "rubato/core/types.hpp"
+
+namespace rubato::ompt {
+
+// One task on this thread's stack of tasks: the running one on top, below it
+// the tasks it suspended (a task waiting in taskwait runs other tasks on top
+// of itself; an implicit task waiting at a barrier likewise).
+// Tasks are identified by their mark's id, not by the ompt_data_t address:
+// libomp reports some waits with a copy of the task's data (taskgroup end,
+// a worker's join barrier).
+struct Frame {
+  std::uint64_t task = 0;  // TaskMark::id()
+  // This thread's push / pop counts when the task started here: what it and
+  // its descendants pushed since, minus what this thread popped since, were
+  // started by other workers (see maybe_idle in task_event_mapper.cpp).
+  std::uint64_t base_pushes = 0;
+  std::uint64_t base_pops = 0;
+  WaitKind wait{};  // 0: not waiting
+  bool timed = false;
+};
+
+inline constexpr std::size_t kMaxFrames = 256;
+
+struct alignas(kCacheLine) ThreadState {
+  WorkerId worker = kNoWorker;  // kNoWorker: a thread beyond RUBATO_MAX_WORKERS
+  std::uint64_t next_seq = 1;   // sequence numbers of the tasks this worker creates
+  std::uint64_t pushes = 0;
+  std::uint64_t pops = 0;
+  // The open segment, if any (one at a time: a suspended task's segment ends
+  // before the next one starts).
+  std::uint64_t segment_task = 0;  // TaskMark::id(); 0: no segment open
+  SegmentStart segment_start = SegmentStart::inline_;
+  std::uint64_t segment_start_ns = 0;  // only when tracing
+  std::uint32_t depth = 0;             // tasks on the stack; frames beyond kMaxFrames are not kept
+  bool live = false;                   // a thread holds this worker index
+  TraceBlockBuffer* trace = nullptr;   // null when not tracing
+
+  alignas(kCacheLine) std::array<Frame, kMaxFrames> frames{};
+  std::unique_ptr<TraceBlockBuffer> trace_storage;
+  SpinLock flush_lock;  // the owner and finalize may both flush
+
+  Frame* top() noexcept { return depth > 0 && depth <= kMaxFrames ? &frames[depth - 1] : nullptr; }
+  Frame* below_top() noexcept { return depth > 1 && depth <= kMaxFrames ? &frames[depth - 2] : nullptr; }
+};
+
+}  // namespace rubato::ompt

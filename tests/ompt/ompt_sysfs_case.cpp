@@ -1,0 +1,188 @@
+// End-to-end cases that need a fake cpufreq tree alive while the program runs
+// (tests/power/fake_sysfs.hpp):
+//
+//   ompt_sysfs_case policy   <tool.so> <fib> <ompt_check> <workdir>
+//     hermes on the sysfs back-end: while fib runs, the policies' scaling_setspeed
+//     files are watched; the slow tempo must be written there, only ladder
+//     frequencies may appear, the report must count applied transitions, the
+//     steals must match the program's own record, and the tree must be restored.
+//   ompt_sysfs_case refused <tool.so> <fib> <ompt_check> <workdir>
+//     the sysfs back-end looks usable but cannot save machine state (a control
+//     file is a symlink, which it refuses to read): the session says so and
+//     falls back to the emulator; the tree is left alone and the program's
+//     output is unchanged.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>  // before fake_sysfs.hpp, which uses std::max_element without it
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../power/fake_sysfs.hpp"
+#include "rubato/core/report.hpp"
+
+extern "C" char** environ;
+
+namespace {
+
+int failures = 0;
+void expect(bool ok, const std::string& what) {
+  if (!ok) {
+    std::printf("FAILED: %s\n", what.c_str());
+    ++failures;
+  }
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+// Runs `argv` with the current environment plus `extra`; stdout and stderr to files.
+int run(const std::vector<std::string>& argv, const std::vector<std::string>& extra, const std::string& out,
+        const std::string& err) {
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e; ++e) env_strings.emplace_back(*e);
+  for (const auto& x : extra) env_strings.push_back(x);
+  std::vector<char*> envp, args;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argv_copy = argv;
+  for (auto& s : argv_copy) args.push_back(s.data());
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) return -1;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+const std::vector<long> kKhz = {2400000, 1800000, 1400000};
+
+int policy_case(const std::string& tool, const std::string& fib, const std::string& check, const std::string& work) {
+  rubato::test::FakeSysfs sysfs;
+  sysfs.add_cpus(2, 1, kKhz, "ondemand");
+  const std::vector<std::string> policies = {"devices/system/cpu/cpufreq/policy0/",
+                                             "devices/system/cpu/cpufreq/policy1/"};
+  // Watch what the back-end writes while the program runs.
+  std::atomic<bool> done{false};
+  std::set<std::string> speeds, governors;
+  std::thread watcher([&] {
+    while (!done.load()) {
+      for (const auto& p : policies) {
+        // An empty read is a file caught between truncation and write.
+        if (auto v = trimmed(sysfs.read(p + "scaling_setspeed")); !v.empty()) speeds.insert(v);
+        if (auto v = trimmed(sysfs.read(p + "scaling_governor")); !v.empty()) governors.insert(v);
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  });
+  const std::string report = work + "/report.json";
+  const int rc = run({fib, "22", "2"},
+                     {"OMP_TOOL_LIBRARIES=" + tool, "RUBATO_POLICY=hermes", "RUBATO_BACKEND=sysfs",
+                      "RUBATO_SYSFS_ROOT=" + sysfs.root(), "RUBATO_STATE_DIR=" + work + "/state", "RUBATO_MIN_DWELL=0",
+                      "RUBATO_REPORT=" + report, "RUBATO_LOG=debug", "GT_FILE=" + work + "/truth.txt"},
+                     work + "/stdout.txt", work + "/stderr.txt");
+  done = true;
+  watcher.join();
+  expect(rc == 0, "fib under the tool exited with " + std::to_string(rc) + ": " + slurp(work + "/stderr.txt"));
+
+  std::string err;
+  auto r = rubato::report_from_json(slurp(report), err);
+  expect(r.has_value(), "report: " + err);
+  if (r) {
+    expect(r->backend == "sysfs", "backend is '" + r->backend + "'");
+    std::uint64_t applied = 0;
+    for (const auto& d : r->domains) applied += d.applied_transitions;
+    expect(applied > 0, "no frequency change applied by the sysfs back-end");
+    std::printf("applied transitions: %llu\n", static_cast<unsigned long long>(applied));
+  }
+  std::string seen;
+  for (const auto& s : speeds) seen += " '" + s + "'";
+  std::printf("scaling_setspeed values seen:%s\n", seen.c_str());
+  expect(governors.count("userspace") == 1, "the userspace governor was never set");
+  expect(speeds.count("1400000") == 1, "the slow tempo (1.4 GHz) never reached scaling_setspeed");
+  for (const auto& s : speeds)
+    expect(s == "<unsupported>" || s == "2400000" || s == "1400000", "scaling_setspeed held '" + s + "', not a tempo");
+  // Given back: the governor and limits as they were.
+  for (const auto& p : policies) {
+    expect(trimmed(sysfs.read(p + "scaling_governor")) == "ondemand", p + "scaling_governor not restored");
+    expect(trimmed(sysfs.read(p + "scaling_max_freq")) == "2400000", p + "scaling_max_freq not restored");
+  }
+  // And the event mapping still matches the program's own record.
+  const int crc = std::system((check + " --report " + report + " --truth " + work + "/truth.txt --log " + work +
+                               "/stderr.txt --flat")
+                                  .c_str());
+  expect(crc == 0, "ompt_check failed");
+  return failures == 0 ? 0 : 1;
+}
+
+int refused_case(const std::string& tool, const std::string& fib, const std::string& work) {
+  rubato::test::FakeSysfs sysfs;
+  sysfs.add_cpus(2, 1, kKhz, "ondemand");
+  const std::string setspeed = sysfs.policy_dir(0) + "/scaling_setspeed";
+  std::filesystem::rename(setspeed, setspeed + ".real");
+  std::filesystem::create_symlink(setspeed + ".real", setspeed);
+  const std::string report = work + "/report.json";
+  const int ref = run({fib, "15", "2"}, {}, work + "/ref-stdout.txt", work + "/ref-stderr.txt");
+  const int rc = run({fib, "15", "2"},
+                     {"OMP_TOOL_LIBRARIES=" + tool, "RUBATO_POLICY=hermes", "RUBATO_BACKEND=sysfs",
+                      "RUBATO_SYSFS_ROOT=" + sysfs.root(), "RUBATO_STATE_DIR=" + work + "/state",
+                      "RUBATO_REPORT=" + report},
+                     work + "/stdout.txt", work + "/stderr.txt");
+  expect(ref == 0 && rc == 0, "fib exited with " + std::to_string(ref) + " / " + std::to_string(rc));
+  expect(slurp(work + "/stdout.txt") == slurp(work + "/ref-stdout.txt"), "output changed with the tool attached");
+  const std::string stderr_text = slurp(work + "/stderr.txt");
+  std::printf("stderr: %s", stderr_text.c_str());
+  expect(stderr_text.find("using the emulator") != std::string::npos, "no message about the fallback");
+  std::string err;
+  auto r = rubato::report_from_json(slurp(report), err);
+  expect(r.has_value(), "report: " + err);
+  if (r) expect(r->backend == "emulated", "backend is '" + r->backend + "', expected the emulator");
+  for (int p = 0; p < 2; ++p) {
+    const std::string dir = "devices/system/cpu/cpufreq/policy" + std::to_string(p) + "/";
+    expect(trimmed(sysfs.read(dir + "scaling_governor")) == "ondemand", dir + "scaling_governor was changed");
+  }
+  expect(trimmed(sysfs.read("devices/system/cpu/cpufreq/policy0/scaling_setspeed.real")) == "<unsupported>",
+         "scaling_setspeed was written through the refused link");
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 6) {
+    std::printf("usage: ompt_sysfs_case policy|refused <tool.so> <fib> <ompt_check> <workdir>\n");
+    return 2;
+  }
+  const std::string mode = argv[1], work = argv[5];
+  std::filesystem::remove_all(work);
+  std::filesystem::create_directories(work);
+  if (mode == "policy") return policy_case(argv[2], argv[3], argv[4], work);
+  if (mode == "refused") return refused_case(argv[2], argv[3], work);
+  std::printf("unknown mode %s\n", mode.c_str());
+  return 2;
+}

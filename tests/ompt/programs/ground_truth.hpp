@@ -1,0 +1,139 @@
+// What a test program records about its own tasks — who created each one and
+// who started it (OS thread id and OpenMP thread number), and a lower bound of
+// each creator's queue depth — so that rubato's report can be checked against
+// it (tests/ompt/ompt_check.cpp). Written to $GT_FILE at the end, if set.
+//
+// Use:   long slot = ground_truth::before_task();
+//        #pragma omp task firstprivate(slot)
+//        { ground_truth::task_started(slot); ... }
+//        ground_truth::after_task(slot);
+//
+// Depth bound: right after a task construct returns on its creator c, every
+// task c created is in the tool's count of pushes, and every task whose body
+// started has been popped or stolen in the tool's count; a started task whose
+// body has not begun yet sits between the tool's callback and the body's first
+// line, at most one per other thread. So created(c) − body_started(c) − (T − 1)
+// is at most the tool's depth at c's last push; the checker subtracts T − 1.
+#pragma once
+
+#include <omp.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+namespace ground_truth {
+
+constexpr int kMaxThreads = 128;
+constexpr long kMaxTasks = 1L << 20;
+
+struct Task {
+  long creator_tid = 0;
+  int creator_omp = -1;
+  int creator_index = -1;
+  std::atomic<long> starter_tid{0};
+  std::atomic<int> starter_omp{-1};
+};
+
+struct Thread {
+  std::atomic<long> tid{0};
+  std::atomic<long> created{0};
+  std::atomic<long> started{0};  // tasks this thread created whose body started
+  std::atomic<long> bound{0};
+};
+
+class Recorder {
+ public:
+  Recorder() : tasks_(new Task[kMaxTasks]) {}
+
+  long before_task() {
+    const long slot = next_.fetch_add(1);
+    if (slot >= kMaxTasks) {
+      std::fprintf(stderr, "ground_truth: more than %ld tasks\n", kMaxTasks);
+      std::abort();
+    }
+    Task& t = tasks_[slot];
+    t.creator_tid = tid();
+    t.creator_omp = omp_get_thread_num();
+    t.creator_index = index();
+    return slot;
+  }
+  void task_started(long slot) {
+    Task& t = tasks_[slot];
+    t.starter_tid.store(tid());
+    t.starter_omp.store(omp_get_thread_num());
+    threads_[t.creator_index].started.fetch_add(1);
+  }
+  void after_task(long slot) {
+    const Task& t = tasks_[slot];
+    Thread& c = threads_[t.creator_index];
+    const long created = c.created.fetch_add(1) + 1;
+    // An untied task may continue on another thread after the construct.
+    if (index() != t.creator_index) return;
+    const long depth = created - c.started.load();
+    if (depth > c.bound.load()) c.bound.store(depth);
+  }
+
+  void write() const {
+    const char* path = std::getenv("GT_FILE");
+    if (!path) return;
+    std::FILE* f = std::fopen(path, "w");
+    if (!f) {
+      std::perror(path);
+      std::exit(3);
+    }
+    std::fprintf(f, "threads %d\n", threads_used_.load());
+    for (long i = 0; i < next_.load(); ++i) {
+      const Task& t = tasks_[i];
+      if (t.starter_tid.load() == 0) {
+        std::fprintf(stderr, "ground_truth: task %ld never started\n", i);
+        std::exit(3);
+      }
+      std::fprintf(f, "task %ld %d %ld %d\n", t.creator_tid, t.creator_omp, t.starter_tid.load(), t.starter_omp.load());
+    }
+    for (int i = 0; i < threads_used_.load(); ++i)
+      std::fprintf(f, "bound %ld %ld\n", threads_[i].tid.load(), threads_[i].bound.load());
+    std::fclose(f);
+  }
+
+ private:
+  static long tid() {
+    thread_local const long t = syscall(SYS_gettid);
+    return t;
+  }
+  int index() {
+    thread_local int mine = -1;
+    if (mine < 0) {
+      mine = threads_used_.fetch_add(1);
+      if (mine >= kMaxThreads) std::abort();
+      threads_[mine].tid.store(tid());
+    }
+    return mine;
+  }
+
+  std::unique_ptr<Task[]> tasks_;
+  Thread threads_[kMaxThreads];
+  std::atomic<long> next_{0};
+  std::atomic<int> threads_used_{0};
+};
+
+inline Recorder& recorder() {
+  static Recorder r;
+  return r;
+}
+inline long before_task() { return recorder().before_task(); }
+inline void task_started(long slot) { recorder().task_started(slot); }
+inline void after_task(long slot) { recorder().after_task(slot); }
+inline void write() { recorder().write(); }
+
+// A few microseconds of arithmetic the compiler cannot remove.
+inline long work(long n) {
+  volatile long acc = 0;
+  for (long i = 0; i < n; ++i) acc = acc + (i ^ (acc >> 3));
+  return acc;
+}
+
+}  // namespace ground_truth
