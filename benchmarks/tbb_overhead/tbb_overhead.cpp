@@ -1,0 +1,126 @@
+// Overhead of rubato::tbb::task_group (observer active) against plain
+// tbb::task_group, on two programs:
+//   fib    recursive fib(n) with a task per call and no cutoff: the worst case,
+//          about a microsecond of work per task;
+//   coarse `tasks` tasks of about `task-ms` milliseconds of compute each.
+// Runs alternate between the two variants (ABAB..., first one switching each
+// round) so that machine load drifts affect both alike; prints every run, the
+// medians and their ratio.
+//
+//   tbb_overhead [--runs 7] [--fib 30] [--tasks 400] [--task-ms 1] [--threads 0]
+//
+// rubato reads its usual RUBATO_* settings; the report is not written unless
+// RUBATO_REPORT is set.
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/task_group.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench_support.hpp"
+#include "rubato/tbb.hpp"
+
+namespace {
+
+using rubato::bench::now_s;
+
+template <class Group>
+long fib(int n) {
+  if (n < 2) return n;
+  long a = 0, b = 0;
+  Group g;
+  g.run([&] { a = fib<Group>(n - 1); });
+  g.run([&] { b = fib<Group>(n - 2); });
+  g.wait();
+  return a + b;
+}
+
+template <class Group>
+std::uint64_t coarse(int tasks, std::uint64_t steps) {
+  std::vector<std::uint64_t> out(static_cast<std::size_t>(tasks));
+  Group g;
+  for (int i = 0; i < tasks; ++i) g.run([&out, i, steps] { out[static_cast<std::size_t>(i)] = rubato::bench::churn(steps, static_cast<std::uint64_t>(i) + 1); });
+  g.wait();
+  std::uint64_t x = 0;
+  for (auto v : out) x ^= v;
+  return x;
+}
+
+struct Series {
+  std::vector<double> plain, rubato;
+};
+
+// One timed run of `work` per variant, `runs` rounds, alternating the order.
+template <class Plain, class Instrumented>
+Series measure(int runs, Plain plain_work, Instrumented rubato_work) {
+  Series s;
+  for (int round = 0; round < runs; ++round) {
+    for (int k = 0; k < 2; ++k) {
+      const bool instrumented = (round + k) % 2 == 1;
+      if (instrumented) {
+        rubato::tbb::observer obs;
+        if (!obs.active()) throw std::runtime_error("rubato did not start (see above)");
+        const double t0 = now_s();
+        rubato_work();
+        s.rubato.push_back(now_s() - t0);
+      } else {
+        const double t0 = now_s();
+        plain_work();
+        s.plain.push_back(now_s() - t0);
+      }
+    }
+  }
+  return s;
+}
+
+void print(const char* name, const Series& s) {
+  std::printf("%-7s plain  :", name);
+  for (double t : s.plain) std::printf(" %.4f", t);
+  std::printf("\n%-7s rubato :", name);
+  for (double t : s.rubato) std::printf(" %.4f", t);
+  const double p = rubato::bench::median(s.plain), r = rubato::bench::median(s.rubato);
+  std::printf("\n%-7s median plain %.4f s, rubato %.4f s, ratio %.3f\n", name, p, r, r / p);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const rubato::bench::Args args(argc, argv, {"runs", "fib", "tasks", "task-ms", "threads"});
+    const int runs = static_cast<int>(args.number("runs", 7));
+    const int n = static_cast<int>(args.number("fib", 30));
+    const int tasks = static_cast<int>(args.number("tasks", 400));
+    const double task_ms = args.number("task-ms", 1);
+    const int threads = static_cast<int>(args.number("threads", 0));
+    if (runs < 1 || n < 2 || tasks < 1 || task_ms <= 0 || threads < 0) throw std::invalid_argument("bad option value");
+
+    std::optional<tbb::global_control> limit;
+    if (threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+    setenv("RUBATO_REPORT", "", 0);  // no report per run unless asked for
+    const std::uint64_t steps = rubato::bench::calibrate_churn(task_ms * 1e-3);
+    std::printf("tbb_overhead: %d rounds, fib(%d), coarse %d tasks x %.2f ms (%llu steps), %zu threads\n", runs, n,
+                tasks, task_ms, static_cast<unsigned long long>(steps),
+                tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
+
+    long fib_plain = 0, fib_rubato = 0;
+    const Series f = measure(runs, [&] { fib_plain = fib<tbb::task_group>(n); },
+                             [&] { fib_rubato = fib<rubato::tbb::task_group>(n); });
+    std::uint64_t c_plain = 0, c_rubato = 0;
+    const Series c = measure(runs, [&] { c_plain = coarse<tbb::task_group>(tasks, steps); },
+                             [&] { c_rubato = coarse<rubato::tbb::task_group>(tasks, steps); });
+    print("fib", f);
+    print("coarse", c);
+    if (fib_plain != fib_rubato || c_plain != c_rubato) {
+      std::fprintf(stderr, "tbb_overhead: results differ between plain oneTBB and rubato\n");
+      return 1;
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tbb_overhead: %s\n", e.what());
+    return 2;
+  }
+}

@@ -1,0 +1,147 @@
+#include "arena_observer.hpp"
+
+#include <oneapi/tbb/version.h>
+
+#include <cstdio>
+#include <string>
+
+#include "thread_record.hpp"
+
+namespace rubato::tbb::detail {
+namespace {
+
+void say(const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); }
+
+SessionInfo session_info(EventLevel level) {
+  const std::string runtime = std::string("oneTBB ") + TBB_runtime_version();
+  if (level == EventLevel::threads_only) return SessionInfo{"tbb-preload", runtime, false};
+  return SessionInfo{"tbb", runtime, true};
+}
+
+}  // namespace
+
+ArenaObserver::ArenaObserver(const Environment& env, EventLevel level) { start(env, level); }
+
+ArenaObserver::ArenaObserver(::tbb::task_arena& arena, const Environment& env, EventLevel level)
+    : ::tbb::task_scheduler_observer(arena) {
+  start(env, level);
+}
+
+ArenaObserver::~ArenaObserver() { finish(); }
+
+void ArenaObserver::start(const Environment& env, EventLevel level) noexcept {
+  if (!claim_frontend()) {
+    say("rubato: another rubato::tbb::observer is active; this one observes nothing");
+    return;
+  }
+  try {
+    session_ = Session::open(env, session_info(level));
+    if (!session_) {  // disabled, or cannot start (the session said why)
+      release_frontend();
+      return;
+    }
+    frontend_ = std::make_unique<Frontend>(*session_, level);
+    if (level == EventLevel::threads_only) {
+      session_->note("steals are not observed in preload mode");
+      session_->note("tbb-preload: a worker's busy time is its time inside the observed arena (no task events)");
+    }
+    if (!session_->settings().trace.empty()) {
+      say("rubato: RUBATO_TRACE is not supported by the TBB front-end; no trace is recorded");
+      session_->note("tbb: RUBATO_TRACE is not supported by the TBB front-end; no trace was recorded");
+    }
+    publish(*frontend_);
+    observe(true);  // the calling thread's entry, if it is in the arena, is notified from here
+  } catch (...) {
+    say("rubato: the TBB observer could not start; the program runs without rubato");
+    if (frontend_) retract(*frontend_);
+    frontend_.reset();
+    session_.reset();
+    release_frontend();
+  }
+}
+
+void ArenaObserver::on_scheduler_entry(bool /*is_worker*/) {
+  Frontend* fe = frontend_.get();
+  if (!fe) return;
+  const WorkerId w = current_worker(*fe);
+  if (w == kNoWorker) {
+    fe->outside_threads.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  // Fires again each time the thread rejoins the arena: announcing it again
+  // only re-pins it (static binding) after the exit below unpinned it.
+  ThreadRecord& t = record_for(*fe);
+  if (t.scopes > 0) return;  // entered from inside one of its tasks: it keeps that worker's identity
+  t.worker = w;
+  fe->session.worker_started(w);
+  fe->in_arena[w].store(true, std::memory_order_relaxed);
+  if (fe->level == EventLevel::threads_only && !t.segment_open) open_segment(*fe, t, w);
+}
+
+void ArenaObserver::on_scheduler_exit(bool /*is_worker*/) {
+  Frontend* fe = frontend_.get();
+  if (!fe) return;
+  const WorkerId w = current_worker(*fe);
+  if (w == kNoWorker) return;
+  ThreadRecord& t = record_for(*fe);
+  if (t.worker != w || t.scopes > 0) return;  // never announced under this slot, or nested (above)
+  if (t.segment_open) close_segment(*fe, t, w, false);
+  // Leaving the arena: nothing of its own left to run.
+  if (!t.idle && fe->engine.depth(w) <= 0) {
+    fe->engine.idle(w);
+    t.idle = true;
+  }
+  fe->in_arena[w].store(false, std::memory_order_relaxed);
+  fe->session.worker_stopped(w);
+}
+
+void ArenaObserver::add_notes() noexcept {
+  try {
+    const std::uint64_t dropped = frontend_->discarded.load(std::memory_order_relaxed);
+    if (dropped > 0)
+      session_->note("tbb: " + std::to_string(dropped) +
+                     " spawned tasks were dropped unrun by cancelled groups (not completed; one dropped on another "
+                     "worker than its spawner stays counted in the spawner's queue depth)");
+    const std::uint64_t outside = frontend_->outside_threads.load(std::memory_order_relaxed);
+    if (outside > 0)
+      session_->note("tbb: " + std::to_string(outside) +
+                     " arena entries by threads in slots beyond RUBATO_MAX_WORKERS were not observed");
+  } catch (...) {
+    session_->count_error();
+  }
+}
+
+const Report& ArenaObserver::finish() noexcept {
+  std::lock_guard<std::mutex> lock(finish_mutex_);
+  if (finished_) return *report_;
+  finished_ = true;
+  if (!frontend_) {
+    report_ = &empty_report_;
+    return *report_;
+  }
+  observe(false);  // returns once no entry / exit callback runs
+  Frontend& fe = *frontend_;
+  // The finishing thread (usually the main one, which never leaves its arena)
+  // ends its open segment and is unpinned.
+  const WorkerId w = current_worker(fe);
+  ThreadRecord& t = record_for(fe);
+  if (w != kNoWorker && t.worker == w) {
+    if (t.segment_open) close_segment(fe, t, w, false);
+    fe.in_arena[w].store(false, std::memory_order_relaxed);
+    fe.session.worker_stopped(w);
+  }
+  // Preload: workers still in the arena (oneTBB keeps them until the arena
+  // ends) have their stay open. No callback can run for them any more, so
+  // their segments are closed from here — the one place a worker's engine
+  // slot is written by another thread.
+  if (fe.level == EventLevel::threads_only)
+    for (std::size_t x = 0; x < fe.max_workers; ++x)
+      if (fe.in_arena[x].load(std::memory_order_relaxed)) fe.engine.task_end(static_cast<WorkerId>(x), false);
+  retract(fe);
+  add_notes();
+  report_ = &session_->finish();
+  release_frontend();
+  return *report_;
+}
+
+}  // namespace rubato::tbb::detail

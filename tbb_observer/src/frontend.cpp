@@ -1,0 +1,23 @@
+#include "frontend.hpp"
+
+namespace rubato::tbb::detail {
+namespace {
+std::atomic<bool> g_claimed{false};
+std::atomic<std::uint64_t> g_generations{0};
+}  // namespace
+
+bool claim_frontend() noexcept { return !g_claimed.exchange(true, std::memory_order_acq_rel); }
+
+void release_frontend() noexcept { g_claimed.store(false, std::memory_order_release); }
+
+void publish(Frontend& fe) noexcept {
+  fe.generation = g_generations.fetch_add(1, std::memory_order_relaxed) + 1;
+  g_active_frontend.store(&fe, std::memory_order_release);
+}
+
+void retract(Frontend& fe) noexcept {
+  Frontend* self = &fe;
+  g_active_frontend.compare_exchange_strong(self, nullptr, std::memory_order_acq_rel);
+}
+
+}  // namespace rubato::tbb::detail

@@ -1,0 +1,59 @@
+// The active TBB front-end: the session the drop-ins' events go to. The
+// drop-ins keep oneTBB's interfaces, so they cannot be handed a context; they
+// find it here. One front-end is active per process at a time (a second
+// observer stays passive and says so).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "rubato/core/engine.hpp"
+#include "rubato/power/session.hpp"
+
+namespace rubato::tbb::detail {
+
+enum class EventLevel {
+  tasks,          // linked observer + drop-ins: push / pop / steal / idle, a segment per task
+  threads_only,   // preload: arena entry / exit, a segment per stay in the arena
+};
+
+struct Frontend {
+  Frontend(Session& s, EventLevel lvl)
+      : session(s),
+        engine(s.engine()),
+        max_workers(s.engine().max_workers()),
+        dynamic_binding(s.settings().binding == "dynamic"),
+        level(lvl),
+        in_arena(std::make_unique<std::atomic<bool>[]>(max_workers)) {}
+
+  Session& session;
+  Engine& engine;
+  std::size_t max_workers;
+  bool dynamic_binding;
+  EventLevel level;
+  // Set at activation; a thread's record belongs to the front-end of its generation.
+  std::uint64_t generation = 0;
+  // Rare events, counted for the report's notes (never on the per-task path).
+  std::atomic<std::uint64_t> discarded{0};         // spawned tasks a cancelled group dropped
+  std::atomic<std::uint64_t> outside_threads{0};   // thread entries beyond RUBATO_MAX_WORKERS
+  // Per worker: its thread is inside the arena (set at entry, cleared at exit).
+  std::unique_ptr<std::atomic<bool>[]> in_arena;
+};
+
+// The active front-end, or nullptr.
+inline std::atomic<Frontend*> g_active_frontend{nullptr};
+
+inline Frontend* active_frontend() noexcept { return g_active_frontend.load(std::memory_order_acquire); }
+
+// An observer claims the front-end before it opens a session, so that a second
+// one neither opens a session nor changes machine state; false: already claimed.
+bool claim_frontend() noexcept;
+void release_frontend() noexcept;
+
+// Makes the claimed `fe` the active front-end, with a fresh generation.
+void publish(Frontend& fe) noexcept;
+// The drop-ins stop reporting to `fe` (tasks already inside a scope finish theirs).
+void retract(Frontend& fe) noexcept;
+
+}  // namespace rubato::tbb::detail

@@ -1,0 +1,144 @@
+// The drop-ins' engine events (see rubato/tbb/detail/task_events.hpp).
+//
+// Push: the spawning thread, when the task is handed to oneTBB. Pop / steal:
+// the running thread, when the task's body starts, by comparing its slot with
+// the spawner's carried index. Segments: one per task body; a wait pauses the
+// running task's segment and resumes it afterwards, so that the tasks the
+// waiting thread runs meanwhile have their own (a thread has one segment open
+// at a time, DESIGN.md "The engine").
+#include <oneapi/tbb/task_arena.h>
+
+#include "frontend.hpp"
+#include "rubato/tbb/detail/task_events.hpp"
+#include "thread_record.hpp"
+
+namespace rubato::tbb::detail {
+
+bool observing() noexcept {
+  const Frontend* fe = active_frontend();
+  return fe && fe->level == EventLevel::tasks;
+}
+
+worker_index note_spawn() noexcept {
+  Frontend* fe = active_frontend();
+  if (!fe || fe->level != EventLevel::tasks) return no_worker;
+  ThreadRecord& t = record_for(*fe);
+  const WorkerId w = worker_of(*fe, t);
+  if (w == kNoWorker) return no_worker;
+  fe->engine.push(w);
+  ++t.pushes;
+  return w;
+}
+
+void note_discarded(worker_index spawner) noexcept {
+  Frontend* fe = active_frontend();
+  if (!fe || spawner == no_worker) return;
+  fe->discarded.fetch_add(1, std::memory_order_relaxed);
+  // Dropped on its spawner: it left that worker's queue, as a pop would. A drop
+  // elsewhere cannot touch the spawner's slot (only its owner writes it); the
+  // report's note on cancelled tasks covers that rare case.
+  ThreadRecord& t = record_for(*fe);
+  const WorkerId w = worker_of(*fe, t);
+  if (w != spawner) return;
+  fe->engine.pop(w);
+  ++t.pops;
+}
+
+namespace {
+
+// The calling thread entering a task or wait scope: its front-end, record and
+// worker, or no front-end when task events are not observed here.
+struct ScopeEntry {
+  Frontend* fe = nullptr;
+  ThreadRecord* t = nullptr;
+  WorkerId w = kNoWorker;
+};
+
+ScopeEntry enter_scope() noexcept {
+  Frontend* fe = active_frontend();
+  if (!fe || fe->level != EventLevel::tasks) return {};
+  ThreadRecord& t = record_for(*fe);
+  const WorkerId w = worker_of(*fe, t);
+  if (w == kNoWorker) return {};
+  ++t.scopes;
+  return {fe, &t, w};
+}
+
+// Leaving a scope opened under `generation`: the record, or no front-end when
+// that observer has ended meanwhile.
+ScopeEntry leave_scope(std::uint64_t generation, WorkerId w) noexcept {
+  if (generation == 0) return {};
+  Frontend* fe = active_frontend();
+  if (!fe || fe->generation != generation) return {};
+  ThreadRecord& t = record_for(*fe);
+  --t.scopes;
+  return {fe, &t, w};
+}
+
+// Pauses the thread's open segment, if any; true when there was one to resume later.
+bool pause_segment(const ScopeEntry& e) noexcept {
+  if (!e.t->segment_open) return false;
+  close_segment(*e.fe, *e.t, e.w, false);
+  return true;
+}
+
+}  // namespace
+
+task_scope::task_scope(worker_index spawner) noexcept {
+  const ScopeEntry e = enter_scope();
+  if (!e.fe) return;
+  ThreadRecord& t = *e.t;
+  if (spawner == e.w) {
+    e.fe->engine.pop(e.w);
+    ++t.pops;
+  } else if (spawner != no_worker) {
+    e.fe->engine.steal(e.w, spawner);
+  }
+  t.idle = false;
+  // A task started inside a still-open segment: its parent runs it from a
+  // oneTBB wait the drop-ins did not see (e.g. a plain tbb::task_group::wait).
+  resumes_segment_ = pause_segment(e);
+  outer_wait_ = t.waiting;
+  outer_task_base_ = t.task_base;
+  t.waiting = nullptr;
+  t.task_base = wait_frame{t.pushes, t.pops};
+  open_segment(*e.fe, t, e.w);
+  worker_ = e.w;
+  generation_ = e.fe->generation;
+}
+
+task_scope::~task_scope() {
+  const ScopeEntry e = leave_scope(generation_, worker_);
+  if (!e.fe) return;
+  ThreadRecord& t = *e.t;
+  if (t.segment_open) close_segment(*e.fe, t, e.w, true);
+  t.waiting = outer_wait_;
+  t.task_base = outer_task_base_;
+  if (resumes_segment_)
+    open_segment(*e.fe, t, e.w);
+  else
+    maybe_idle(*e.fe, t, e.w);
+}
+
+wait_scope::wait_scope() noexcept {
+  const ScopeEntry e = enter_scope();
+  if (!e.fe) return;
+  ThreadRecord& t = *e.t;
+  resumes_segment_ = pause_segment(e);
+  frame_ = t.task_base;
+  outer_wait_ = t.waiting;
+  t.waiting = &frame_;
+  maybe_idle(*e.fe, t, e.w);
+  worker_ = e.w;
+  generation_ = e.fe->generation;
+}
+
+wait_scope::~wait_scope() {
+  const ScopeEntry e = leave_scope(generation_, worker_);
+  if (!e.fe) return;
+  e.t->waiting = outer_wait_;
+  e.t->idle = false;  // the waiting task continues: the worker has work again
+  if (resumes_segment_) open_segment(*e.fe, *e.t, e.w);
+}
+
+}  // namespace rubato::tbb::detail
