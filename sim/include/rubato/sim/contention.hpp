@@ -1,0 +1,30 @@
+// Memory-bus contention between running tasks: the seam where the EFS model
+// (seed 001 §3, Eqs. 9-11, issue F) plugs into the simulator. A model maps the
+// solo bus utilisations b_i of the segments running at one instant to each
+// one's speed relative to running alone (seed 001 Eq. 11: u_i / b_i).
+#pragma once
+
+#include <span>
+
+namespace rubato::sim {
+
+class ContentionModel {
+ public:
+  virtual ~ContentionModel() = default;
+  // False when every speed is always 1: the simulator then skips recomputing
+  // speeds whenever the set of running segments changes (O(workers) each time).
+  virtual bool active() const noexcept = 0;
+  // speeds[i] in (0, 1] for the segment with solo utilisation solo_bus[i].
+  virtual void speeds(std::span<const double> solo_bus, std::span<double> speeds) const = 0;
+};
+
+// No shared bottleneck: every task runs as fast as alone.
+class NoContention final : public ContentionModel {
+ public:
+  bool active() const noexcept override { return false; }
+  void speeds(std::span<const double>, std::span<double> out) const override {
+    for (double& s : out) s = 1.0;
+  }
+};
+
+}  // namespace rubato::sim

@@ -1,0 +1,77 @@
+#include "rubato/sim/sim_report.hpp"
+
+#include <cstdio>
+#include <stdexcept>
+
+#include "rubato/core/version.hpp"
+
+namespace rubato::sim {
+namespace {
+
+std::string text(double x) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
+}
+
+}  // namespace
+
+Report make_report(const Simulation& sim, const std::string& workload, const std::string& command) {
+  const SimOptions& o = sim.options();
+  const SimResult& r = sim.result();
+  const MachineProfile& p = o.profile;
+  if (!sim.finished()) throw std::logic_error("make_report: the simulation has not run");
+  Report rep;
+  rep.tool_version = kVersion;
+  rep.host = "sim:" + p.name;
+  rep.pid = 0;
+  rep.command = command;
+  rep.runtime = o.model == SpawnModel::cilk ? "simulator (cilk-like: work-first, continuation stealing)"
+                                            : "simulator (libomp-like: child stealing, tied tasks)";
+  rep.frontend = "sim";
+  rep.steals_observed = true;
+  rep.backend = "simulated";
+  rep.backend_note = "discrete-event simulation on profile '" + p.name + "' (" + std::to_string(p.cores) + " cores, " +
+                     std::to_string(p.cores_per_domain) + " per clock domain, transition latency " +
+                     text(p.transition_latency_s) + " s): time and energy are modelled, not measured";
+  rep.profile = p.name;
+  fill_from_engine(rep, sim.engine());
+  rep.parameters["workload"] = workload;
+  rep.parameters["seed"] = std::to_string(o.seed);
+  rep.parameters["spawn_model"] = to_string(o.model);
+  rep.parameters["placement"] = to_string(o.placement);
+  rep.parameters["steal_cost_s"] = text(o.steal_cost_s);
+  rep.parameters["min_dwell_s"] = text(o.min_dwell_s);
+  rep.parameters["transition_latency_s"] = text(p.transition_latency_s);
+  rep.parameters["profile_beta"] = text(p.beta);
+  rep.parameters["thresholds"] = std::to_string(o.engine.fixed_thresholds.empty() ? o.engine.thresholds
+                                                                                   : static_cast<int>(o.engine.fixed_thresholds.size()));
+  rep.parameters["profile_window"] = std::to_string(o.engine.profile_window);
+  rep.parameters["sample_interval_s"] = text(static_cast<double>(o.engine.sample_interval_ns) * 1e-9);
+  rep.parameters["contention"] = o.contention && o.contention->active() ? "model" : "none";
+  rep.binding = "static";
+  rep.workers_requested = static_cast<int>(o.workers);
+  rep.wall_s = static_cast<double>(r.makespan_ns) * 1e-9;
+  rep.energy.available = true;
+  rep.energy.joules = r.energy_j;
+  rep.energy.source = "simulated:" + p.name;
+  for (WorkerReport& w : rep.workers)
+    if (w.id < r.worker_core.size()) w.core = r.worker_core[w.id];
+  for (DomainReport& d : rep.domains) {
+    const int per = p.cores_per_domain > 0 ? p.cores_per_domain : 1;
+    for (int c = static_cast<int>(d.id) * per; c < static_cast<int>(d.id + 1) * per && c < p.cores; ++c) d.cpus.push_back(c);
+    if (d.id < r.applied_transitions.size()) d.applied_transitions = r.applied_transitions[d.id];
+  }
+  rep.notes.push_back("simulated run: wall_s is simulated time, energy is the model of profile '" + p.name + "'");
+  rep.external["sim.engine_events"] = static_cast<double>(r.engine_events);
+  rep.external["sim.scheduler_events"] = static_cast<double>(r.scheduler_events);
+  rep.external["sim.steal_attempts"] = static_cast<double>(r.steal_attempts);
+  rep.external["sim.failed_steal_attempts"] = static_cast<double>(r.failed_steal_attempts);
+  rep.external["sim.tasks"] = static_cast<double>(r.tasks);
+  rep.external["sim.peak_live_frames"] = static_cast<double>(r.peak_live_frames);
+  rep.external["sim.core_energy_j"] = r.core_energy_j;
+  rep.external["sim.uncore_energy_j"] = r.uncore_energy_j;
+  return rep;
+}
+
+}  // namespace rubato::sim

@@ -1,0 +1,548 @@
+#include "rubato/sim/simulator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <stdexcept>
+
+#include "core_meter.hpp"
+#include "event_queue.hpp"
+#include "frame_pool.hpp"
+#include "rng.hpp"
+#include "rubato/core/clock.hpp"
+#include "rubato/power/power_model.hpp"
+#include "work_deque.hpp"
+
+namespace rubato::sim {
+
+const char* to_string(SpawnModel m) noexcept { return m == SpawnModel::cilk ? "cilk" : "omp"; }
+
+namespace {
+
+using detail::EventKind;
+
+std::uint64_t to_ns(double s) { return static_cast<std::uint64_t>(std::llround(std::max(0.0, s) * 1e9)); }
+
+enum class WorkerState : std::uint8_t { working, stealing, parked };
+
+struct Worker {
+  WorkerId id = 0;
+  DomainId domain = 0;
+  WorkerState state = WorkerState::working;
+  detail::WorkDeque deque;
+  Frame* current = nullptr;  // the frame this worker runs (nullptr: looking for work)
+  std::vector<Frame*> suspended;  // omp: frames tied to this worker waiting at a sync, innermost last
+  bool idle_reported = false;     // `idle` sent for this out-of-work episode
+  // The running segment: `remaining` reference-ns of work progressing at `rate` since `mark`.
+  bool in_segment = false;
+  double remaining = 0;
+  double rate = 1;
+  double speed = 1;  // contention
+  std::uint64_t mark = 0;
+  std::uint32_t gen = 0;  // bumps whenever a scheduled event of this worker becomes stale
+  // Stealing.
+  WorkerId victim = 0;
+  std::uint64_t park_phase = 0;  // parked: attempts end at park_phase + k * steal_cost
+};
+
+// A clock domain's frequency: requested by the engine, accepted (rate
+// limited), applied after the transition latency.
+struct SimDomain {
+  std::vector<WorkerId> workers;
+  double applied_hz = 0;
+  double accepted_hz = 0;
+  double wanted_hz = 0;
+  std::uint64_t next_accept_ns = 0;
+  bool accept_pending = false;
+  std::deque<double> in_flight;  // accepted, not yet applied (FIFO: constant latency)
+  std::uint64_t applied_transitions = 0;
+};
+
+}  // namespace
+
+struct Simulation::Impl final : TempoActuator {
+  Impl(SimOptions o, const Program& p);
+
+  // TempoActuator: the engine changed a domain's effective level.
+  void domain_level_changed(DomainId d, Level, double hz, std::uint64_t now_ns) noexcept override;
+
+  void run();
+  void dispatch(Worker& w);
+  bool take_local_work(Worker& w);
+  void finish_frame(Worker& w, Frame& f);
+  void start_segment(Worker& w, double ref_ns);
+  void end_segment(Worker& w);
+  void schedule_segment_end(Worker& w);
+  void rerate(Worker& w);
+  double rate_of(const Worker& w, double beta) const noexcept;
+  void look_for_victims(Worker& w);
+  void begin_attempt(Worker& w, std::uint64_t ends_at);
+  void resolve_steal(Worker& w);
+  bool may_steal(const Worker& thief, const Frame& f) const noexcept;
+  void park(Worker& w);
+  void wake(Worker& w);
+  void wake_all();
+  void push_local(Worker& w, Frame* f);
+  Frame* make_frame(const Step& s, Frame* parent);
+  void resume(Worker& w, Frame* f);
+  void accept(DomainId d);
+  void apply(DomainId d);
+  void update_speeds();
+  void finalize();
+
+  // Engine events, counted.
+  void ev_push(Worker& w) { ++result.engine_events; engine->push(w.id); }
+  void ev_pop(Worker& w) { ++result.engine_events; engine->pop(w.id); }
+  void ev_idle(Worker& w) { ++result.engine_events; engine->idle(w.id); }
+  void ev_steal(Worker& thief, Worker& victim) { ++result.engine_events; engine->steal(thief.id, victim.id); }
+  void ev_task_begin(Worker& w) { ++result.engine_events; engine->task_begin(w.id); }
+  void ev_task_end(Worker& w, bool completed) { ++result.engine_events; engine->task_end(w.id, completed); }
+
+  SimOptions opt;
+  const Program& program;
+  ManualClock clock;
+  std::unique_ptr<Engine> engine;
+  PowerModel power;
+  detail::CoreMeter meter;
+  std::vector<Worker> workers;
+  std::vector<SimDomain> domains;  // indexed by engine domain id
+  detail::EventQueue events;
+  detail::FramePool pool;
+  detail::Rng rng;
+  double f_ref = 0;
+  std::uint64_t steal_cost_ns = 0, latency_ns = 0, dwell_ns = 0;
+  std::uint64_t now = 0;
+  std::int64_t queued = 0;  // frames in all deques
+  std::vector<WorkerId> parked;
+  bool contention_active = false;
+  std::vector<double> scratch_bus, scratch_speed;
+  std::vector<WorkerId> scratch_running;
+  bool finished = false, ran = false;
+  SimResult result;
+};
+
+Simulation::Impl::Impl(SimOptions o, const Program& p)
+    : opt(std::move(o)), program(p), power(opt.profile), rng(opt.seed) {
+  if (!program.root) throw std::invalid_argument("simulator: the program has no root task");
+  if (opt.profile.frequencies_hz.empty()) throw std::invalid_argument("simulator: profile '" + opt.profile.name + "' lists no frequencies");
+  if (!(opt.steal_cost_s > 0)) throw std::invalid_argument("simulator: the steal cost must be positive");
+  f_ref = *std::max_element(opt.profile.frequencies_hz.begin(), opt.profile.frequencies_hz.end());
+  steal_cost_ns = std::max<std::uint64_t>(1, to_ns(opt.steal_cost_s));
+  latency_ns = to_ns(opt.profile.transition_latency_s);
+  dwell_ns = to_ns(opt.min_dwell_s);
+  result.worker_core = place_workers(opt.profile, opt.workers, opt.placement);
+
+  EngineOptions eo = opt.engine;
+  eo.max_workers = opt.workers;
+  eo.worker_domain.clear();
+  for (int core : result.worker_core) eo.worker_domain.push_back(domain_of_core(opt.profile, core));
+  engine = std::make_unique<Engine>(eo, clock, *this);
+
+  // Every domain starts at the policy's fastest tempo, as a back-end sets it
+  // before the program's first task.
+  const double start_hz = engine->ladder().max_hz();
+  workers.resize(opt.workers);
+  for (std::size_t i = 0; i < opt.workers; ++i) {
+    workers[i].id = static_cast<WorkerId>(i);
+    workers[i].domain = eo.worker_domain[i];
+    if (domains.size() <= workers[i].domain) domains.resize(workers[i].domain + 1);
+    domains[workers[i].domain].workers.push_back(workers[i].id);
+  }
+  for (SimDomain& d : domains) d.applied_hz = d.accepted_hz = d.wanted_hz = start_hz;
+  meter = detail::CoreMeter(opt.workers, engine->ladder().frequencies_hz(), start_hz);
+  contention_active = opt.contention && opt.contention->active();
+}
+
+// ---- frequency ------------------------------------------------------------------
+
+void Simulation::Impl::domain_level_changed(DomainId d, Level, double hz, std::uint64_t) noexcept {
+  if (d >= domains.size()) return;  // a domain without simulated workers
+  SimDomain& dom = domains[d];
+  dom.wanted_hz = hz;
+  if (dom.accept_pending) return;  // the deferred acceptance takes the latest wish
+  if (now >= dom.next_accept_ns) {
+    accept(d);
+  } else {
+    dom.accept_pending = true;
+    events.push(dom.next_accept_ns, EventKind::dvfs_accept, d);
+  }
+}
+
+void Simulation::Impl::accept(DomainId d) {
+  SimDomain& dom = domains[d];
+  dom.accept_pending = false;
+  if (dom.wanted_hz == dom.accepted_hz) return;
+  dom.accepted_hz = dom.wanted_hz;
+  dom.next_accept_ns = now + dwell_ns;
+  dom.in_flight.push_back(dom.accepted_hz);
+  events.push(now + latency_ns, EventKind::dvfs_apply, d);
+}
+
+void Simulation::Impl::apply(DomainId d) {
+  SimDomain& dom = domains[d];
+  const double hz = dom.in_flight.front();
+  dom.in_flight.pop_front();
+  if (hz == dom.applied_hz) return;
+  dom.applied_hz = hz;
+  ++dom.applied_transitions;
+  for (WorkerId w : dom.workers) {
+    meter.set_frequency(w, hz, now);
+    rerate(workers[w]);
+  }
+}
+
+// ---- segments -------------------------------------------------------------------
+
+double Simulation::Impl::rate_of(const Worker& w, double beta) const noexcept {
+  const double f = domains[w.domain].applied_hz;
+  return w.speed / (beta * f_ref / f + (1 - beta));
+}
+
+void Simulation::Impl::schedule_segment_end(Worker& w) {
+  const double left_ns = w.remaining > 0 ? w.remaining / w.rate : 0;
+  events.push(now + static_cast<std::uint64_t>(std::llround(left_ns)), EventKind::segment_end, w.id, ++w.gen);
+}
+
+void Simulation::Impl::start_segment(Worker& w, double ref_ns) {
+  w.in_segment = true;
+  w.remaining = ref_ns;
+  w.mark = now;
+  w.speed = 1;
+  w.rate = rate_of(w, w.current->shape->work_class().beta);
+  meter.set_busy(w.id, true, now);
+  schedule_segment_end(w);
+  if (contention_active) update_speeds();
+}
+
+void Simulation::Impl::end_segment(Worker& w) {
+  w.in_segment = false;
+  w.remaining = 0;
+  meter.set_busy(w.id, false, now);
+  if (contention_active) update_speeds();
+}
+
+// Frequency or contention changed under a running segment: bank the progress
+// made at the old rate and reschedule its end at the new one.
+void Simulation::Impl::rerate(Worker& w) {
+  if (!w.in_segment) return;
+  w.remaining = std::max(0.0, w.remaining - static_cast<double>(now - w.mark) * w.rate);
+  w.mark = now;
+  w.rate = rate_of(w, w.current->shape->work_class().beta);
+  schedule_segment_end(w);
+}
+
+void Simulation::Impl::update_speeds() {
+  scratch_running.clear();
+  scratch_bus.clear();
+  for (const Worker& w : workers)
+    if (w.in_segment) {
+      scratch_running.push_back(w.id);
+      scratch_bus.push_back(w.current->shape->work_class().bus);
+    }
+  scratch_speed.assign(scratch_running.size(), 1.0);
+  opt.contention->speeds(scratch_bus, scratch_speed);
+  for (std::size_t i = 0; i < scratch_running.size(); ++i) {
+    Worker& w = workers[scratch_running[i]];
+    const double s = std::clamp(scratch_speed[i], 1e-6, 1.0);
+    if (s == w.speed) continue;
+    // Bank progress at the old speed first.
+    w.remaining = std::max(0.0, w.remaining - static_cast<double>(now - w.mark) * w.rate);
+    w.mark = now;
+    w.speed = s;
+    w.rate = rate_of(w, w.current->shape->work_class().beta);
+    schedule_segment_end(w);
+  }
+}
+
+// ---- frames ---------------------------------------------------------------------
+
+Frame* Simulation::Impl::make_frame(const Step& s, Frame* parent) {
+  Frame* f = pool.make();
+  f->shape = s.child;
+  f->a = s.a;
+  f->b = s.b;
+  f->parent = parent;
+  if (parent) {
+    f->id = child_id(parent->id, parent->spawned++);
+    f->depth = parent->depth + 1;
+    ++parent->pending;
+  } else {
+    f->id = 1;
+  }
+  return f;
+}
+
+void Simulation::Impl::push_local(Worker& w, Frame* f) {
+  w.deque.push_tail(f);
+  ++queued;
+  ev_push(w);
+  if (queued == 1 && !parked.empty()) wake_all();
+}
+
+void Simulation::Impl::resume(Worker& w, Frame* f) {
+  f->suspended = false;
+  w.current = f;
+  w.idle_reported = false;
+  w.state = WorkerState::working;
+  ev_task_begin(w);
+}
+
+// The worker runs its frame step by step until the frame needs simulated time
+// (a work segment) or the worker has nothing left and starts stealing.
+void Simulation::Impl::dispatch(Worker& w) {
+  while (!finished) {
+    if (!w.current) {
+      if (!take_local_work(w)) return look_for_victims(w);
+      continue;
+    }
+    Frame& f = *w.current;
+    const Step s = f.shape->next(f);
+    switch (s.kind) {
+      case Step::Kind::work:
+        if (s.ref_ns > 0) return start_segment(w, s.ref_ns);
+        break;
+      case Step::Kind::spawn: {
+        Frame* child = make_frame(s, &f);
+        if (opt.model == SpawnModel::cilk) {
+          // Work first: the continuation goes on the deque, the worker runs the child.
+          ev_task_end(w, false);
+          push_local(w, &f);
+          w.current = child;
+          ev_task_begin(w);
+        } else {
+          push_local(w, child);
+        }
+        break;
+      }
+      case Step::Kind::sync:
+        if (f.pending == 0) break;
+        f.suspended = true;
+        ev_task_end(w, false);
+        if (opt.model == SpawnModel::omp) w.suspended.push_back(&f);
+        w.current = nullptr;
+        break;
+      case Step::Kind::ret:
+        ev_task_end(w, true);
+        w.current = nullptr;
+        finish_frame(w, f);
+        break;
+    }
+  }
+}
+
+// A frame that returns with children outstanding (traces of OpenMP tasks
+// without taskwait) completes, for its parent's waits, when they have: the
+// subtree is the unit (taskgroup semantics).
+void Simulation::Impl::finish_frame(Worker& w, Frame& f) {
+  if (f.pending > 0) {
+    f.returned = true;
+    return;
+  }
+  Frame* done = &f;
+  Frame* parent = nullptr;
+  for (;;) {
+    parent = done->parent;
+    pool.release(done);
+    if (!parent) {
+      finished = true;
+      return;
+    }
+    if (--parent->pending > 0) return;
+    if (!parent->returned) break;
+    done = parent;
+  }
+  if (!parent->suspended) return;  // still running, or its continuation is queued
+  if (opt.model == SpawnModel::cilk) return resume(w, parent);  // the last child's worker resumes it
+  // omp: tied to its owner, which resumes it when it is its innermost suspended frame.
+  Worker& owner = workers[parent->owner];
+  if (&owner != &w && owner.state == WorkerState::parked && owner.suspended.back() == parent) wake(owner);
+}
+
+bool Simulation::Impl::take_local_work(Worker& w) {
+  if (!w.suspended.empty() && w.suspended.back()->pending == 0) {
+    Frame* f = w.suspended.back();
+    w.suspended.pop_back();
+    resume(w, f);
+    return true;
+  }
+  if (w.deque.empty()) return false;
+  Frame* f = w.deque.pop_tail();
+  --queued;
+  ev_pop(w);
+  if (f->owner == kNoWorker) f->owner = w.id;
+  w.current = f;
+  w.idle_reported = false;
+  ev_task_begin(w);
+  return true;
+}
+
+// ---- stealing -------------------------------------------------------------------
+
+void Simulation::Impl::look_for_victims(Worker& w) {
+  if (!w.idle_reported) {
+    ev_idle(w);
+    w.idle_reported = true;
+  }
+  w.state = WorkerState::stealing;
+  if (queued == 0 || workers.size() == 1) return park(w);
+  begin_attempt(w, now + steal_cost_ns);
+}
+
+void Simulation::Impl::begin_attempt(Worker& w, std::uint64_t ends_at) {
+  w.state = WorkerState::stealing;
+  const auto others = static_cast<WorkerId>(workers.size() - 1);
+  WorkerId v = static_cast<WorkerId>(rng.below(others));
+  w.victim = v >= w.id ? v + 1 : v;
+  ++result.steal_attempts;
+  events.push(ends_at, EventKind::steal_end, w.id, ++w.gen);
+}
+
+// OpenMP task scheduling constraint (tied tasks): a worker with suspended frames
+// may start only descendants of the innermost one.
+bool Simulation::Impl::may_steal(const Worker& thief, const Frame& f) const noexcept {
+  if (opt.model == SpawnModel::cilk || thief.suspended.empty()) return true;
+  const Frame* top = thief.suspended.back();
+  for (const Frame* a = f.parent; a; a = a->parent) {
+    if (a == top) return true;
+    if (a->depth <= top->depth) return false;
+  }
+  return false;
+}
+
+void Simulation::Impl::resolve_steal(Worker& w) {
+  if (take_local_work(w)) {  // omp: its own suspended frame became ready meanwhile
+    w.state = WorkerState::working;
+    return dispatch(w);
+  }
+  Worker& v = workers[w.victim];
+  if (!v.deque.empty() && may_steal(w, *v.deque.head())) {
+    Frame* f = v.deque.pop_head();
+    --queued;
+    ev_steal(w, v);
+    if (f->owner == kNoWorker) f->owner = w.id;
+    w.current = f;
+    w.idle_reported = false;
+    w.state = WorkerState::working;
+    ev_task_begin(w);
+    return dispatch(w);
+  }
+  ++result.failed_steal_attempts;
+  if (queued == 0) return park(w);
+  begin_attempt(w, now + steal_cost_ns);
+}
+
+// Every deque is empty: the worker's attempts can only fail until a push, so
+// they are not simulated one by one; wake() restores the attempt in progress.
+void Simulation::Impl::park(Worker& w) {
+  w.state = WorkerState::parked;
+  w.park_phase = now;
+  ++w.gen;
+  parked.push_back(w.id);
+}
+
+void Simulation::Impl::wake(Worker& w) {
+  const std::uint64_t done = (now - w.park_phase) / steal_cost_ns;  // attempts completed while parked
+  result.steal_attempts += done;
+  result.failed_steal_attempts += done;
+  begin_attempt(w, w.park_phase + (done + 1) * steal_cost_ns);
+  parked.erase(std::find(parked.begin(), parked.end(), w.id));
+}
+
+void Simulation::Impl::wake_all() {
+  if (workers.size() == 1) return;
+  const std::vector<WorkerId> sleepers = std::move(parked);
+  parked.clear();
+  for (WorkerId id : sleepers) {
+    Worker& w = workers[id];
+    const std::uint64_t done = (now - w.park_phase) / steal_cost_ns;
+    result.steal_attempts += done;
+    result.failed_steal_attempts += done;
+    begin_attempt(w, w.park_phase + (done + 1) * steal_cost_ns);
+  }
+}
+
+// ---- the run --------------------------------------------------------------------
+
+void Simulation::Impl::run() {
+  for (Worker& w : workers) {
+    ++result.engine_events;
+    engine->worker_begin(w.id);
+  }
+  Step root;
+  root.child = program.root;
+  root.a = program.root_a;
+  root.b = program.root_b;
+  Frame* f = make_frame(root, nullptr);
+  f->owner = 0;
+  workers[0].current = f;
+  ev_task_begin(workers[0]);
+  for (Worker& w : workers) dispatch(w);
+
+  while (!finished) {
+    if (events.empty()) throw std::logic_error("simulator: no pending event before the program finished");
+    const detail::Event e = events.pop();
+    ++result.scheduler_events;
+    now = e.t;
+    clock.set(now);
+    switch (e.kind) {
+      case EventKind::segment_end: {
+        Worker& w = workers[e.target];
+        if (e.gen != w.gen) break;
+        end_segment(w);
+        dispatch(w);
+        break;
+      }
+      case EventKind::steal_end: {
+        Worker& w = workers[e.target];
+        if (e.gen != w.gen) break;
+        resolve_steal(w);
+        break;
+      }
+      case EventKind::dvfs_accept: accept(e.target); break;
+      case EventKind::dvfs_apply: apply(e.target); break;
+    }
+  }
+  finalize();
+}
+
+void Simulation::Impl::finalize() {
+  result.makespan_ns = now;
+  for (Worker& w : workers) {
+    ++result.engine_events;
+    engine->worker_end(w.id);
+  }
+  meter.close(now);
+  result.core_time = meter.times();
+  result.core_energy_j = 0;
+  for (const auto& core : result.core_time)
+    for (const CoreTime& t : core)
+      result.core_energy_j += power.busy_w(t.hz) * static_cast<double>(t.busy_ns) * 1e-9 +
+                              power.idle_w(t.hz) * static_cast<double>(t.idle_ns) * 1e-9;
+  result.uncore_energy_j = opt.profile.uncore_w * static_cast<double>(result.makespan_ns) * 1e-9;
+  result.energy_j = result.core_energy_j + result.uncore_energy_j;
+  result.applied_transitions.clear();
+  for (const SimDomain& d : domains) result.applied_transitions.push_back(d.applied_transitions);
+  result.tasks = pool.made();
+  result.peak_live_frames = pool.peak();
+}
+
+// ---- public ---------------------------------------------------------------------
+
+Simulation::Simulation(SimOptions options, const Program& program)
+    : impl_(std::make_unique<Impl>(std::move(options), program)) {}
+Simulation::~Simulation() = default;
+
+const SimResult& Simulation::run() {
+  if (!impl_->ran) {
+    impl_->ran = true;
+    impl_->run();
+  }
+  return impl_->result;
+}
+
+bool Simulation::finished() const noexcept { return impl_->ran && impl_->finished; }
+const SimResult& Simulation::result() const noexcept { return impl_->result; }
+const Engine& Simulation::engine() const noexcept { return *impl_->engine; }
+const SimOptions& Simulation::options() const noexcept { return impl_->opt; }
+
+}  // namespace rubato::sim

@@ -1,0 +1,249 @@
+// The shapes of the synthetic DAG kinds. Each frame's arguments (a, b) and
+// program counter are all the state a task needs; nothing is generated before
+// a task is spawned.
+#include "rubato/sim/synthetic.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace rubato::sim {
+
+namespace {
+
+constexpr std::uint64_t kJitterSalt = 0x6a09e667f3bcc909ull;
+constexpr std::uint64_t kSplitSalt = 0xbb67ae8584caa73bull;
+
+// A shape of one phase: its work class, jitter and DAG seed.
+class PhaseShape : public Shape {
+ public:
+  PhaseShape(WorkClass wc, double jitter, std::uint64_t seed) : Shape(wc), jitter_(jitter), seed_(seed) {}
+
+ protected:
+  // Work of this frame, scaled by U[1-j, 1+j] drawn from the frame's identity.
+  double jittered(double ns, const Frame& f) const noexcept {
+    if (jitter_ == 0) return ns;
+    return ns * (1 + jitter_ * (2 * unit_hash(f.id, seed_ ^ kJitterSalt) - 1));
+  }
+  double draw(const Frame& f) const noexcept { return unit_hash(f.id, seed_ ^ kSplitSalt); }
+
+ private:
+  double jitter_;
+  std::uint64_t seed_;
+};
+
+// One task of fixed work.
+class SerialShape final : public PhaseShape {
+ public:
+  SerialShape(WorkClass wc, double jitter, std::uint64_t seed, double ns) : PhaseShape(wc, jitter, seed), ns_(ns) {}
+  Step next(Frame& f) const override {
+    if (f.pc++ == 0) return Step::work(jittered(ns_, f));
+    return Step::ret();
+  }
+
+ private:
+  double ns_;
+};
+
+// fib(n): n < 2 is a leaf; otherwise work, spawn fib(n-1), spawn fib(n-2), sync.
+class FibShape final : public PhaseShape {
+ public:
+  FibShape(WorkClass wc, double jitter, std::uint64_t seed, double node_ns, double leaf_ns)
+      : PhaseShape(wc, jitter, seed), node_ns_(node_ns), leaf_ns_(leaf_ns) {}
+  Step next(Frame& f) const override {
+    if (f.a < 2) return f.pc++ == 0 ? Step::work(jittered(leaf_ns_, f)) : Step::ret();
+    switch (f.pc++) {
+      case 0: return Step::work(jittered(node_ns_, f));
+      case 1: return Step::spawn(this, f.a - 1);
+      case 2: return Step::spawn(this, f.a - 2);
+      case 3: return Step::sync();
+      default: return Step::ret();
+    }
+  }
+
+ private:
+  double node_ns_, leaf_ns_;
+};
+
+// Parallel loop over [a, b): ranges of at most `grain` iterations are leaves;
+// larger ones split in halves (cilk_for) or spawn every chunk in turn (taskloop).
+class LoopShape final : public PhaseShape {
+ public:
+  LoopShape(WorkClass wc, double jitter, std::uint64_t seed, double iter_ns, std::int64_t grain, bool linear)
+      : PhaseShape(wc, jitter, seed), iter_ns_(iter_ns), grain_(grain), linear_(linear) {}
+  Step next(Frame& f) const override {
+    const std::int64_t size = f.b - f.a;
+    if (size <= grain_) return f.pc++ == 0 ? Step::work(jittered(static_cast<double>(size) * iter_ns_, f)) : Step::ret();
+    if (linear_) {
+      const std::int64_t chunks = (size + grain_ - 1) / grain_;
+      const std::int64_t k = f.pc++;
+      if (k < chunks) return Step::spawn(this, f.a + k * grain_, std::min(f.b, f.a + (k + 1) * grain_));
+      return k == chunks ? Step::sync() : Step::ret();
+    }
+    const std::int64_t mid = f.a + size / 2;
+    switch (f.pc++) {
+      case 0: return Step::spawn(this, f.a, mid);
+      case 1: return Step::spawn(this, mid, f.b);
+      case 2: return Step::sync();
+      default: return Step::ret();
+    }
+  }
+
+ private:
+  double iter_ns_;
+  std::int64_t grain_;
+  bool linear_;
+};
+
+// Balanced divide and conquer of depth a: pre work, `fanout` children, sync, post work.
+class DcShape final : public PhaseShape {
+ public:
+  DcShape(WorkClass wc, double jitter, std::uint64_t seed, double leaf_ns, double pre_ns, double post_ns, int fanout)
+      : PhaseShape(wc, jitter, seed), leaf_ns_(leaf_ns), pre_ns_(pre_ns), post_ns_(post_ns), fanout_(static_cast<std::uint32_t>(fanout)) {}
+  Step next(Frame& f) const override {
+    if (f.a == 0) return f.pc++ == 0 ? Step::work(jittered(leaf_ns_, f)) : Step::ret();
+    const std::uint32_t pc = f.pc++;
+    if (pc == 0) return Step::work(pre_ns_);
+    if (pc <= fanout_) return Step::spawn(this, f.a - 1);
+    if (pc == fanout_ + 1) return Step::sync();
+    if (pc == fanout_ + 2) return Step::work(post_ns_);
+    return Step::ret();
+  }
+
+ private:
+  double leaf_ns_, pre_ns_, post_ns_;
+  std::uint32_t fanout_;
+};
+
+// Uneven recursive split of a items (quicksort, quickhull): partition work
+// (serial, or a nested parallel loop), then two children of sizes n r and
+// n (1 - r), r = 0.5 + skew (U - 0.5).
+class SplitShape final : public PhaseShape {
+ public:
+  SplitShape(WorkClass wc, double jitter, std::uint64_t seed, double item_ns, double part_ns, std::int64_t grain,
+             double skew, const Shape* filter)
+      : PhaseShape(wc, jitter, seed), item_ns_(item_ns), part_ns_(part_ns), grain_(grain), skew_(skew), filter_(filter) {}
+  Step next(Frame& f) const override {
+    const std::int64_t n = f.a;
+    if (n <= grain_) return f.pc++ == 0 ? Step::work(jittered(static_cast<double>(n) * item_ns_, f)) : Step::ret();
+    switch (f.pc++) {
+      case 0: return filter_ ? Step::spawn(filter_, 0, n) : Step::work(static_cast<double>(n) * part_ns_);
+      case 1:
+        if (filter_) return Step::sync();
+        ++f.pc;
+        [[fallthrough]];
+      case 2: return Step::spawn(this, left(f));
+      case 3: return Step::spawn(this, n - left(f));
+      case 4: return Step::sync();
+      default: return Step::ret();
+    }
+  }
+
+ private:
+  std::int64_t left(const Frame& f) const noexcept {
+    const double r = 0.5 + skew_ * (draw(f) - 0.5);
+    return std::clamp<std::int64_t>(std::llround(static_cast<double>(f.a) * r), 1, f.a - 1);
+  }
+  double item_ns_, part_ns_;
+  std::int64_t grain_;
+  double skew_;
+  const Shape* filter_;
+};
+
+// a tasks one after another: spawn one, wait for it, spawn the next.
+class ChainShape final : public Shape {
+ public:
+  explicit ChainShape(const Shape* link) : Shape(link->work_class()), link_(link) {}
+  Step next(Frame& f) const override {
+    if (f.pc % 2 == 0) {
+      if (f.a == 0) return Step::ret();
+      ++f.pc;
+      return Step::spawn(link_, 0);
+    }
+    ++f.pc;
+    --f.a;
+    return Step::sync();
+  }
+
+ private:
+  const Shape* link_;
+};
+
+// The root: each phase spawned and joined in turn.
+class SequenceShape final : public Shape {
+ public:
+  struct Phase {
+    const Shape* shape;
+    std::int64_t a, b;
+  };
+  explicit SequenceShape(std::vector<Phase> phases) : Shape(WorkClass{}), phases_(std::move(phases)) {}
+  Step next(Frame& f) const override {
+    const std::uint32_t pc = f.pc++;
+    if (pc % 2 == 1) return Step::sync();
+    const std::size_t i = pc / 2;
+    if (i >= phases_.size()) return Step::ret();
+    return Step::spawn(phases_[i].shape, phases_[i].a, phases_[i].b);
+  }
+
+ private:
+  std::vector<Phase> phases_;
+};
+
+}  // namespace
+
+Program build_synthetic(const DagSpec& spec, double reference_hz, double default_beta) {
+  if (!(reference_hz > 0)) throw std::invalid_argument("synthetic DAG: reference frequency must be positive");
+  Program prog;
+  prog.description = spec.text;
+  std::vector<SequenceShape::Phase> phases;
+  auto own = [&prog](std::unique_ptr<Shape> s) {
+    prog.shapes.push_back(std::move(s));
+    return prog.shapes.back().get();
+  };
+  for (const PhaseSpec& p : spec.phases) {
+    const WorkClass wc{p.beta.value_or(default_beta), p.bus};
+    const double work = p.work.ns_at(reference_hz);
+    const double node = p.node.ns_at(reference_hz);
+    SequenceShape::Phase phase{nullptr, 0, 0};
+    switch (p.kind) {
+      case PhaseKind::fib:
+        phase = {own(std::make_unique<FibShape>(wc, p.jitter, p.seed, node, work)), p.n, 0};
+        break;
+      case PhaseKind::loop:
+        if (p.linear && (p.n + p.grain - 1) / p.grain >= (std::int64_t{1} << 32) - 2)
+          throw std::invalid_argument("synthetic DAG: '" + p.text + "': a linear loop may have at most 2^32 - 2 chunks");
+        phase = {own(std::make_unique<LoopShape>(wc, p.jitter, p.seed, work, p.grain, p.linear)), 0, p.n};
+        break;
+      case PhaseKind::dc:
+        phase = {own(std::make_unique<DcShape>(wc, p.jitter, p.seed, work, node, p.post.ns_at(reference_hz), p.fanout)),
+                 p.depth, 0};
+        break;
+      case PhaseKind::split: {
+        const Shape* filter = p.parallel_filter
+                                  ? own(std::make_unique<LoopShape>(wc, 0.0, p.seed, node, p.grain, false))
+                                  : nullptr;
+        phase = {own(std::make_unique<SplitShape>(wc, p.jitter, p.seed, work, node, p.grain, p.skew, filter)), p.n, 0};
+        break;
+      }
+      case PhaseKind::chain: {
+        const Shape* link = own(std::make_unique<SerialShape>(wc, p.jitter, p.seed, work));
+        phase = {own(std::make_unique<ChainShape>(link)), p.n, 0};
+        break;
+      }
+      case PhaseKind::serial:
+        phase = {own(std::make_unique<SerialShape>(wc, p.jitter, p.seed, work)), 0, 0};
+        break;
+    }
+    for (int r = 0; r < p.rep; ++r) phases.push_back(phase);
+  }
+  if (phases.size() == 1) {  // one phase is its own root: no extra task around it
+    prog.root = phases.front().shape;
+    prog.root_a = phases.front().a;
+    prog.root_b = phases.front().b;
+    return prog;
+  }
+  prog.root = own(std::make_unique<SequenceShape>(std::move(phases)));
+  return prog;
+}
+
+}  // namespace rubato::sim
