@@ -63,6 +63,14 @@ std::vector<std::string> Args::values(const std::string& name) const {
   return it == values_.end() ? std::vector<std::string>{} : it->second;
 }
 
+std::vector<std::string> Args::list_values(const std::string& name) const {
+  std::vector<std::string> out;
+  for (const std::string& v : values(name))
+    for (const std::string& item : split(v, ','))
+      if (!item.empty()) out.push_back(item);
+  return out;
+}
+
 std::string Args::value_or(const std::string& name, const std::string& fallback) const {
   return value(name).value_or(fallback);
 }

@@ -25,6 +25,8 @@ class Args {
   bool flag(const std::string& name) const { return flags_.count(name) > 0; }
   std::optional<std::string> value(const std::string& name) const;
   std::vector<std::string> values(const std::string& name) const;  // repeated options
+  // Every value of a repeated option, each split at commas ("--w 2,4 --w 8" -> 2, 4, 8).
+  std::vector<std::string> list_values(const std::string& name) const;
   std::string value_or(const std::string& name, const std::string& fallback) const;
   const std::vector<std::string>& positionals() const { return positionals_; }
   const std::vector<std::string>& after_dashdash() const { return rest_; }

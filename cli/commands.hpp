@@ -18,5 +18,12 @@ struct Command {
 const std::vector<Command>& commands();
 
 int run_config(const std::vector<std::string>& args);
+int run_info(const std::vector<std::string>& args);
+int run_restore(const std::vector<std::string>& args);
+int run_compare(const std::vector<std::string>& args);
+int run_run(const std::vector<std::string>& args);
+int run_report(const std::vector<std::string>& args);
+int run_simulate(const std::vector<std::string>& args);
+int run_model(const std::vector<std::string>& args);
 
 }  // namespace rubato::cli

@@ -121,6 +121,8 @@ std::string to_json(const Report& r, bool pretty) {
   j["pid"] = r.pid;
   j["started_at"] = r.started_at;
   j["command"] = r.command;
+  if (!r.workload.empty()) j["workload"] = r.workload;
+  if (r.trial) j["trial"] = *r.trial;
   j["runtime"] = r.runtime;
   j["frontend"] = r.frontend;
   j["steals_observed"] = r.steals_observed;
@@ -208,6 +210,13 @@ std::optional<Report> report_from_json(std::string_view text, std::string& error
   rd.get(j, "pid", r.pid, "");
   rd.get(j, "started_at", r.started_at, "");
   rd.get(j, "command", r.command, "");
+  rd.get(j, "workload", r.workload, "");
+  if (j.contains("trial")) {
+    int trial = 0;
+    rd.get(j, "trial", trial, "");
+    if (rd.ok() && trial < 0) rd.fail("trial", "must not be negative");
+    r.trial = trial;
+  }
   rd.get(j, "runtime", r.runtime, "");
   rd.get(j, "frontend", r.frontend, "");
   rd.get(j, "steals_observed", r.steals_observed, "");

@@ -24,6 +24,9 @@ TEST_CASE("Report.Json.RoundTrip", "[core][report]") {
   r.energy = {true, 12.5, "modeled:generic", ""};
   r.notes.push_back("a note");
   r.external["likwid.energy_j"] = 3.0;
+  r.workload = "./bench_knn -n 1000";
+  r.trial = 4;
+  r.exit_status = 3;
   fill_from_engine(r, f.engine);
   std::string err;
   auto back = report_from_json(to_json(r), err);
@@ -38,6 +41,9 @@ TEST_CASE("Report.Json.RoundTrip", "[core][report]") {
   CHECK(back->workers[0].stolen_from == 1);
   CHECK(back->workers[1].busy_s_at_level.at(1) == Approx(0.002));
   CHECK(back->external.at("likwid.energy_j") == 3.0);
+  CHECK(back->workload == "./bench_knn -n 1000");
+  CHECK(back->trial == 4);
+  CHECK(back->exit_status == 3);
   CHECK(to_json(*back) == to_json(r));
 }
 
@@ -54,6 +60,8 @@ TEST_CASE("Report.Json.ErrorsNameOffsetOrField", "[core][report]") {
   CHECK_FALSE(report_from_json(
       R"({"schema_version": 1, "policy": {"name": "x"}, "wall_s": 1, "workers": [{"id": 0, "steals": -1}]})", err));
   CHECK(err.find("workers[0].steals") != std::string::npos);
+  CHECK_FALSE(report_from_json(R"({"schema_version": 1, "policy": {"name": "x"}, "wall_s": 1, "trial": -2})", err));
+  CHECK(err.find("trial") != std::string::npos);
   // An energy figure without its source is refused (honesty rule).
   CHECK_FALSE(report_from_json(
       R"({"schema_version": 1, "policy": {"name": "x"}, "wall_s": 1, "energy": {"available": true, "joules": 3, "source": ""}})",

@@ -69,6 +69,12 @@ struct Report {
   std::int64_t pid = 0;
   std::string started_at;   // ISO 8601 UTC
   std::string command;      // the program's command line when known
+  // Set by `rubato run`: what was measured as the user named it (program and
+  // arguments before {workers} substitution) and the trial number (0-based)
+  // within its series; `rubato compare` groups by the first and drops the
+  // first --skip trials by the second.
+  std::string workload;
+  std::optional<int> trial;
   std::string runtime;      // "libomp 16", "oneTBB 2021.8", "simulator"
   std::string frontend;     // "ompt", "tbb", "tbb-preload", "sim"
   bool steals_observed = true;

@@ -1,0 +1,50 @@
+// `rubato compare DIR…`: every report under the directories, grouped by
+// workload x workers x policy, as mean ± 95% CI normalised to the baseline.
+#include <cstdio>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "compare_output.hpp"
+#include "comparison.hpp"
+#include "run_records.hpp"
+
+namespace rubato::cli {
+
+namespace {
+struct CompareCommandOptions {
+  std::vector<std::string> paths;
+  CompareOptions compare;
+  bool json = false;
+  bool csv = false;
+};
+
+CompareCommandOptions setup(const std::vector<std::string>& argv) {
+  Args a(argv, {"json", "csv"}, {"skip", "baseline"});
+  CompareCommandOptions o;
+  o.paths = a.positionals();
+  if (o.paths.empty()) throw UsageError("give at least one directory (or report file)");
+  o.compare.skip = static_cast<int>(parse_integer("--skip", a.value_or("skip", "2"), 0, 1000000));
+  o.compare.baseline = a.value_or("baseline", "baseline");
+  o.json = a.flag("json");
+  o.csv = a.flag("csv");
+  if (o.json && o.csv) throw UsageError("--json and --csv exclude each other");
+  return o;
+}
+}  // namespace
+
+int run_compare(const std::vector<std::string>& argv) {
+  const CompareCommandOptions o = setup(argv);
+  const Comparison c = compare_runs(load_run_records(o.paths), o.compare);
+  if (o.json) {
+    std::fputs(comparison_json(c).c_str(), stdout);
+  } else if (o.csv) {
+    std::fputs(comparison_csv(c).c_str(), stdout);
+    for (const auto& f : c.failed) std::fprintf(stderr, "rubato compare: failed run (not averaged): %s — %s\n",
+                                                f.reason.c_str(), f.files.c_str());
+  } else {
+    std::fputs(comparison_text(c).c_str(), stdout);
+  }
+  return 0;
+}
+
+}  // namespace rubato::cli

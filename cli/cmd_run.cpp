@@ -1,0 +1,215 @@
+// `rubato run … -- PROGRAM ARGS`: runs the program once per trial per policy
+// per worker count (interleaved), with the rubato tool attached, keeps every
+// run's report and exit status under --out, then prints the comparison.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <thread>
+
+#include "args.hpp"
+#include "commands.hpp"
+#include "compare_output.hpp"
+#include "file_io.hpp"
+#include "comparison.hpp"
+#include "likwid_runner.hpp"
+#include "process.hpp"
+#include "progress.hpp"
+#include "rubato/core/policy.hpp"
+#include "run_harvest.hpp"
+#include "run_index.hpp"
+#include "run_plan.hpp"
+#include "run_records.hpp"
+#include "tool_locator.hpp"
+
+namespace rubato::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunOptions {
+  std::vector<std::string> policies;
+  std::vector<int> workers;
+  int trials = 20;
+  int skip = 2;
+  std::string out;
+  std::string tool;  // --tool, "" = look next to rubato
+  std::string backend, profile;
+  std::string likwid_group;
+  std::string likwid_command = "likwid-perfctr";
+  double timeout_s = 0;
+  bool json = false, csv = false;
+  std::vector<std::string> program;
+};
+
+// The current time as strftime `format` says, in UTC or local time.
+std::string now_as(const char* format, bool utc) {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  if (utc) gmtime_r(&t, &tm);
+  else localtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, format, &tm);
+  return buf;
+}
+
+RunOptions setup(const std::vector<std::string>& argv) {
+  Args a(argv, {"json", "csv"},
+         {"policies", "trials", "skip", "workers", "out", "tool", "backend", "profile", "likwid", "likwid-command",
+          "timeout"});
+  if (!a.positionals().empty())
+    throw UsageError("unexpected argument '" + a.positionals().front() + "' (the program goes after --)");
+  RunOptions o;
+  o.program = a.after_dashdash();
+  if (o.program.empty()) throw UsageError("give the program to run after --");
+  for (const std::string& p : split(a.value_or("policies", "baseline,workpath,workload,hermes"), ',')) {
+    std::string error;
+    const auto spec = parse_policy(p, error);
+    if (!spec) throw UsageError("--policies: '" + p + "': " + error);
+    o.policies.push_back(spec->name());
+  }
+  o.trials = static_cast<int>(parse_integer("--trials", a.value_or("trials", "20"), 1, 100000));
+  o.skip = static_cast<int>(parse_integer("--skip", a.value_or("skip", "2"), 0, 100000));
+  if (o.skip >= o.trials)
+    throw UsageError("--skip " + std::to_string(o.skip) + " would drop all " + std::to_string(o.trials) + " trials");
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  for (const std::string& w : split(a.value_or("workers", std::to_string(cores)), ','))
+    o.workers.push_back(static_cast<int>(parse_integer("--workers", w, 1, 4096)));
+  o.out = a.value_or("out", now_as("results/%Y%m%d-%H%M%S", false));
+  o.tool = a.value_or("tool", "");
+  o.backend = a.value_or("backend", "");
+  o.profile = a.value_or("profile", "");
+  o.likwid_group = a.value_or("likwid", "");
+  o.likwid_command = a.value_or("likwid-command", o.likwid_command);
+  o.timeout_s = parse_number("--timeout", a.value_or("timeout", "0"), 0, 1e7);
+  o.json = a.flag("json");
+  o.csv = a.flag("csv");
+  if (o.json && o.csv) throw UsageError("--json and --csv exclude each other");
+  return o;
+}
+
+bool write_index(const fs::path& path, const RunIndex& index) {
+  return write_file_atomically(path.string(), index_to_json(index));
+}
+
+// An OpenMP program loads the tool from OMP_TOOL_LIBRARIES; without one,
+// only programs that link the TBB observer produce reports.
+std::string locate_tool(const RunOptions& o) {
+  std::error_code ec;
+  if (!o.tool.empty()) {
+    if (!fs::is_regular_file(o.tool, ec)) throw UsageError("--tool " + o.tool + ": no such file");
+    return fs::absolute(o.tool, ec).string();
+  }
+  if (auto found = find_ompt_tool(executable_dir())) return *found;
+  std::string looked;
+  for (const auto& c : ompt_tool_candidates(executable_dir())) looked += (looked.empty() ? "" : ", ") + c;
+  std::fprintf(stderr,
+               "rubato run: librubato_ompt.so not found (looked in %s); OpenMP programs will run without rubato "
+               "and write no report — pass --tool PATH\n",
+               looked.c_str());
+  return "";
+}
+
+std::string outcome_text(const ChildResult& r, const Harvest& h, const RunEntry& entry, const fs::path& dir) {
+  if (!entry.error.empty()) return entry.error + " — see " + dir.string();
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%.3f s, exit %d", h.reports.empty() ? r.elapsed_s : h.wall_s, r.exit_status);
+  return buf;
+}
+
+}  // namespace
+
+int run_run(const std::vector<std::string>& argv) {
+  const RunOptions o = setup(argv);
+  if (!o.likwid_group.empty()) {
+    const LikwidProbe probe = probe_likwid(o.likwid_command, o.likwid_group);
+    if (!probe.usable) {
+      std::fprintf(stderr, "rubato run: --likwid %s cannot work here: %s\n", o.likwid_group.c_str(), probe.why.c_str());
+      return 1;
+    }
+  }
+  const ToolSetup tool{locate_tool(o), o.backend, o.profile};
+
+  const fs::path out = fs::absolute(o.out);
+  const fs::path index_path = out / kIndexFileName;
+  std::error_code ec;
+  if (fs::exists(index_path, ec))
+    throw UsageError("--out " + o.out + " already holds a run (" + std::string(kIndexFileName) + "); choose another");
+  fs::create_directories(out, ec);
+  if (ec) throw std::runtime_error("cannot create " + out.string() + ": " + ec.message());
+
+  RunIndex index;
+  index.workload = command_line(o.program);
+  index.command = o.program;
+  index.started_at = now_as("%Y-%m-%dT%H:%M:%SZ", true);
+  index.policies = o.policies;
+  index.workers = o.workers;
+  index.trials = o.trials;
+  index.skip = o.skip;
+  index.backend = o.backend;
+  index.profile = o.profile;
+  index.likwid_group = o.likwid_group;
+  index.tool = tool.ompt_tool;
+  if (!write_index(index_path, index)) throw std::runtime_error("cannot write " + index_path.string());
+
+  const std::vector<RunSpec> plan = interleaved_plan(o.policies, o.workers, o.trials);
+  std::fprintf(stderr, "rubato run: %zu runs (%d trials x %zu policies x %zu worker counts) of %s into %s\n",
+               plan.size(), o.trials, o.policies.size(), o.workers.size(), index.workload.c_str(),
+               out.string().c_str());
+  install_interrupt_forwarding();
+  Progress progress(plan.size(), o.trials, isatty(STDERR_FILENO) != 0, stderr);
+  std::size_t failed = 0;
+  bool interrupted = false;
+  for (std::size_t i = 0; i < plan.size() && !interrupted; ++i) {
+    const RunSpec& run = plan[i];
+    const std::string dir = run_directory(run);
+    fs::create_directories(out / dir, ec);
+    std::vector<std::string> command = substitute_workers(o.program, run.workers);
+    RunLabel label{run, index.workload, command_line(command), 0, ""};
+    if (!o.likwid_group.empty()) {
+      label.likwid_csv = (out / dir / "likwid.csv").string();
+      command = likwid_wrap(o.likwid_command, o.likwid_group, run.workers, label.likwid_csv, command);
+    }
+    progress.starting(i, run);
+    const ChildResult r = run_child(command, run_environment(run, tool, report_pattern((out / dir).string())),
+                                    (out / dir / "stdout.txt").string(), (out / dir / "stderr.txt").string(),
+                                    o.timeout_s);
+    interrupted = r.interrupted;
+    label.exit_status = r.started ? r.exit_status : 127;
+    Harvest h = harvest_run(out.string(), dir, label);
+    RunEntry entry{run.trial, run.policy, run.workers, dir, h.reports, label.exit_status, r.elapsed_s, ""};
+    auto add_error = [&](const std::string& e) { entry.error += (entry.error.empty() ? "" : "; ") + e; };
+    if (!r.started) add_error(r.error);
+    if (r.timed_out) add_error("timed out after " + format_duration(o.timeout_s));
+    if (interrupted) add_error("interrupted");
+    if (r.started && r.exit_status != 0) add_error("exit status " + std::to_string(r.exit_status));
+    if (!h.error.empty()) add_error(h.error);
+    const bool ok = entry.error.empty();
+    failed += ok ? 0 : 1;
+    index.runs.push_back(entry);
+    if (!write_index(index_path, index)) throw std::runtime_error("cannot write " + index_path.string());
+    for (const auto& w : h.warnings) std::fprintf(stderr, "rubato run: %s\n", w.c_str());
+    progress.finished(i, run, r.elapsed_s, outcome_text(r, h, entry, out / dir), !ok);
+  }
+  progress.close();
+
+  const Comparison c = compare_runs(load_run_records({out.string()}), {o.skip, "baseline"});
+  std::fputs((o.json ? comparison_json(c) : o.csv ? comparison_csv(c) : comparison_text(c)).c_str(), stdout);
+  std::fflush(stdout);
+  std::fprintf(stderr, "rubato run: results in %s (rubato compare %s; rubato report %s -o %s/report)\n",
+               out.string().c_str(), out.string().c_str(), out.string().c_str(), out.string().c_str());
+  if (interrupted) {
+    std::fprintf(stderr, "rubato run: interrupted after %zu of %zu runs\n", index.runs.size(), plan.size());
+    return 130;
+  }
+  if (failed) {
+    std::fprintf(stderr, "rubato run: %zu of %zu runs failed (kept, listed, not averaged)\n", failed, plan.size());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace rubato::cli

@@ -1,0 +1,293 @@
+#include "comparison.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <tuple>
+
+namespace rubato::cli {
+namespace {
+
+bool is_measured(const std::string& source) { return source.rfind("measured:", 0) == 0; }
+
+// The order the paper discusses them in; anything else follows by name.
+int policy_rank(const std::string& p, const std::string& baseline) {
+  if (p == baseline) return 0;
+  static const char* known[] = {"workpath", "workload", "hermes"};
+  for (int i = 0; i < 3; ++i)
+    if (p == known[i]) return i + 1;
+  return 4;
+}
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+void add_unique(std::vector<std::string>& v, const std::string& s) {
+  if (!s.empty() && std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
+}
+
+// One trial's process reports (one per rank) into one result. Time is the
+// slowest rank's. Energy: per node, a measured figure is the node's meter as
+// every rank on it saw it (taken once: the largest reading), a modeled or
+// simulated figure covers the rank's own cores (summed); nodes are summed.
+TrialResult merge_trial(const std::vector<const RunRecord*>& recs, std::vector<std::string>& notes) {
+  TrialResult t;
+  t.series = recs.front()->series;
+  t.trial = recs.front()->trial.value_or(0);
+  t.ranks = static_cast<int>(recs.size());
+  std::set<std::string> hosts;
+  std::set<int> ranks;
+  for (const RunRecord* r : recs) {
+    t.files.push_back(r->file);
+    hosts.insert(r->host);
+    if (r->rank) ranks.insert(*r->rank);
+    if (!r->ok()) {
+      t.ok = false;
+      if (t.failure.empty()) t.failure = r->error.empty() ? "failed" : r->error;
+    }
+  }
+  t.hosts = static_cast<int>(hosts.size());
+  if (recs.size() > 1 && ranks.size() != recs.size())
+    notes.push_back("trial " + std::to_string(t.trial) + " of " + recs.front()->policy + " has " +
+                    std::to_string(recs.size()) + " reports without distinct MPI/Slurm ranks; merged as ranks");
+  if (!t.ok) return t;
+
+  std::vector<std::string> sources;
+  bool energy_everywhere = true;
+  std::map<std::string, double> node_energy;
+  for (const RunRecord* r : recs) {
+    const Report& rep = *r->report;
+    t.time_s = std::max(t.time_s, rep.wall_s);
+    add_unique(sources, rep.energy.available ? rep.energy.source : std::string());
+    if (!rep.energy.available) {
+      energy_everywhere = false;
+      if (t.energy_why_not.empty()) t.energy_why_not = rep.energy.why_not.empty() ? "not available" : rep.energy.why_not;
+    } else if (is_measured(rep.energy.source)) {
+      node_energy[rep.host] = std::max(node_energy[rep.host], rep.energy.joules);
+    } else {
+      node_energy[rep.host] += rep.energy.joules;
+    }
+    for (const WorkerReport& w : rep.workers) {
+      t.steals += w.steals;
+      t.emulated_delay_s += w.emulated_delay_s;
+      if (t.busy_s_at_level.size() < w.busy_s_at_level.size()) t.busy_s_at_level.resize(w.busy_s_at_level.size(), 0.0);
+      for (std::size_t l = 0; l < w.busy_s_at_level.size(); ++l) t.busy_s_at_level[l] += w.busy_s_at_level[l];
+    }
+    for (const DomainReport& d : rep.domains) t.transitions += d.transitions;
+    for (const auto& [k, v] : rep.external) t.external[k] += v;
+    if (t.backend.empty()) t.backend = rep.backend;
+    if (t.profile.empty()) t.profile = rep.profile;
+  }
+  if (energy_everywhere && sources.size() == 1) {
+    t.energy_available = true;
+    t.energy_source = sources.front();
+    for (const auto& [host, j] : node_energy) t.energy_j += j;
+  } else if (energy_everywhere) {
+    t.energy_source = "mixed: " + join(sources, ", ");
+    t.energy_why_not = "ranks report different energy sources (" + join(sources, ", ") + ")";
+  }
+  return t;
+}
+
+void summarize_policy(PolicyResult& p, std::vector<std::string>& notes, const std::string& where) {
+  std::vector<const TrialResult*> used;
+  for (const TrialResult& t : p.trials) {
+    if (t.skipped) ++p.skipped;
+    else if (!t.ok) ++p.failed;
+    else used.push_back(&t);
+  }
+  p.used = used.size();
+  if (used.empty()) {
+    notes.push_back(where + ": no trial left to average (" + std::to_string(p.skipped) + " dropped by --skip, " +
+                    std::to_string(p.failed) + " failed)");
+  }
+  std::vector<double> time, energy, edp, steals, transitions, delay;
+  std::vector<std::string> sources;
+  std::size_t without_energy = 0;
+  std::string why_not;
+  std::size_t levels = 0;
+  for (const TrialResult* t : used) {
+    time.push_back(t->time_s);
+    steals.push_back(static_cast<double>(t->steals));
+    transitions.push_back(static_cast<double>(t->transitions));
+    delay.push_back(t->emulated_delay_s);
+    levels = std::max(levels, t->busy_s_at_level.size());
+    add_unique(p.backends, t->backend);
+    add_unique(p.profiles, t->profile);
+    if (t->energy_available) {
+      add_unique(sources, t->energy_source);
+      energy.push_back(t->energy_j);
+      edp.push_back(t->energy_j * t->time_s);
+    } else {
+      ++without_energy;
+      if (why_not.empty()) why_not = t->energy_why_not;
+    }
+  }
+  p.time_s = summarize(time);
+  p.steals = summarize(steals);
+  p.transitions = summarize(transitions);
+  p.emulated_delay_s = summarize(delay);
+  // Energy is averaged only when every used trial has it from one source: a
+  // mean over a model and a meter would be neither.
+  if (!used.empty() && without_energy == used.size()) {
+    p.energy_note = "energy not available" + (why_not.empty() ? std::string() : ": " + why_not);
+  } else if (without_energy > 0) {
+    p.energy_note = "energy missing in " + std::to_string(without_energy) + " of " + std::to_string(used.size()) +
+                    " trials (" + why_not + "); not averaged";
+  } else if (sources.size() > 1) {
+    p.energy_note = "energy sources differ between trials (" + join(sources, ", ") + "); not averaged";
+  } else if (!sources.empty()) {
+    p.energy_source = sources.front();
+    p.energy_j = summarize(energy);
+    p.edp = summarize(edp);
+  }
+  if (!p.energy_note.empty()) notes.push_back(where + ": " + p.energy_note);
+  if (levels > 0) {
+    p.level_share.assign(levels, 0.0);
+    std::size_t counted = 0;
+    for (const TrialResult* t : used) {
+      double busy = 0;
+      for (double s : t->busy_s_at_level) busy += s;
+      if (busy <= 0) continue;
+      ++counted;
+      for (std::size_t l = 0; l < t->busy_s_at_level.size(); ++l) p.level_share[l] += t->busy_s_at_level[l] / busy;
+    }
+    for (double& s : p.level_share) s = counted ? s / static_cast<double>(counted) : 0.0;
+    if (counted == 0) p.level_share.clear();
+  }
+  std::map<std::string, std::vector<double>> external;
+  for (const TrialResult* t : used)
+    for (const auto& [k, v] : t->external) external[k].push_back(v);
+  for (const auto& [k, values] : external) p.external[k] = summarize(values);
+}
+
+void normalise(PolicyResult& p, const PolicyResult& base) {
+  if (p.used == 0 || base.used == 0) {
+    p.normalise_note = base.used == 0 ? "baseline has no trial to compare with" : "no trial to compare";
+    return;
+  }
+  p.time_ratio = ratio_of_means(p.time_s, base.time_s);
+  if (p.energy_source.empty() || base.energy_source.empty()) {
+    p.normalise_note = "energy not normalised: " + (p.energy_source.empty() ? p.energy_note : base.energy_note);
+  } else if (p.energy_source != base.energy_source) {
+    p.normalise_note = "energy not normalised: source " + p.energy_source + " differs from the baseline's " +
+                       base.energy_source;
+  } else {
+    p.energy_ratio = ratio_of_means(p.energy_j, base.energy_j);
+    p.edp_ratio = ratio_of_means(p.edp, base.edp);
+  }
+}
+
+}  // namespace
+
+std::optional<Ratio> PolicyResult::energy_saving_pct() const {
+  if (!energy_ratio) return std::nullopt;
+  return Ratio{(1.0 - energy_ratio->value) * 100.0, energy_ratio->ci95 * 100.0};
+}
+
+std::optional<Ratio> PolicyResult::time_loss_pct() const {
+  if (!time_ratio) return std::nullopt;
+  return Ratio{(time_ratio->value - 1.0) * 100.0, time_ratio->ci95 * 100.0};
+}
+
+const PolicyResult* WorkloadResult::find(const std::string& policy) const {
+  for (const auto& p : policies)
+    if (p.policy == policy) return &p;
+  return nullptr;
+}
+
+Comparison compare_runs(const std::vector<RunRecord>& records, const CompareOptions& options) {
+  Comparison c;
+  c.skip = options.skip;
+  c.baseline = options.baseline;
+  c.runs = records.size();
+
+  // workload -> workers -> policy -> series -> the records of each trial.
+  using Trials = std::map<int, std::vector<const RunRecord*>>;
+  std::map<std::tuple<std::string, int, std::string>, std::map<std::string, Trials>> groups;
+  std::map<std::tuple<std::string, int, std::string>, std::map<std::string, std::vector<const RunRecord*>>> unnumbered;
+  for (const RunRecord& r : records) {
+    if (!r.identified()) {
+      c.failed.push_back({"", 0, "", std::nullopt, r.file, r.error});
+      continue;
+    }
+    const auto key = std::make_tuple(r.workload, r.workers, r.policy);
+    if (r.trial) groups[key][r.series][*r.trial].push_back(&r);
+    else unnumbered[key][r.series].push_back(&r);
+  }
+  // Reports without a trial number (not written through rubato run): one trial
+  // each, in the order they started, after any numbered ones.
+  for (auto& [key, by_series] : unnumbered) {
+    for (auto& [series, recs] : by_series) {
+      std::sort(recs.begin(), recs.end(), [](const RunRecord* a, const RunRecord* b) {
+        return std::tie(a->started_at, a->file) < std::tie(b->started_at, b->file);
+      });
+      Trials& trials = groups[key][series];
+      int next = trials.empty() ? 0 : trials.rbegin()->first + 1;
+      for (const RunRecord* r : recs) trials[next++].push_back(r);
+    }
+  }
+
+  std::map<std::pair<std::string, int>, WorkloadResult> workloads;
+  for (auto& [key, by_series] : groups) {
+    const auto& [workload, workers, policy] = key;
+    WorkloadResult& w = workloads[{workload, workers}];
+    w.workload = workload;
+    w.workers = workers;
+    PolicyResult p;
+    p.policy = policy;
+    bool merged_ranks = false;
+    for (auto& [series, trials] : by_series) {
+      int position = 0;
+      for (auto& [number, recs] : trials) {
+        TrialResult t = merge_trial(recs, c.notes);
+        t.trial = number;
+        t.skipped = position++ < options.skip;
+        merged_ranks |= t.ranks > 1;
+        if (!t.ok)
+          c.failed.push_back({workload, workers, policy, number, join(t.files, ", "),
+                              t.failure + (t.skipped ? " (among the dropped first trials)" : "")});
+        p.trials.push_back(std::move(t));
+      }
+    }
+    const std::string where = workload + " [" + std::to_string(workers) + (workers == 1 ? " worker, " : " workers, ") +
+                              policy + "]";
+    if (merged_ranks)
+      c.notes.push_back(where + ": multi-rank trials merged (time = slowest rank, energy summed over nodes; "
+                        "a modeled figure counts its uncore part once per rank)");
+    summarize_policy(p, c.notes, where);
+    w.policies.push_back(std::move(p));
+  }
+  for (auto& [key, w] : workloads) {
+    std::stable_sort(w.policies.begin(), w.policies.end(), [&](const PolicyResult& a, const PolicyResult& b) {
+      return std::make_pair(policy_rank(a.policy, options.baseline), a.policy) <
+             std::make_pair(policy_rank(b.policy, options.baseline), b.policy);
+    });
+    const PolicyResult* base = w.find(options.baseline);
+    for (PolicyResult& p : w.policies) {
+      if (&p == base) continue;
+      if (!base) p.normalise_note = "no " + options.baseline + " runs for this workload and worker count";
+      else normalise(p, *base);
+    }
+    c.workloads.push_back(std::move(w));
+  }
+  return c;
+}
+
+std::optional<double> contribution(const WorkloadResult& w, const std::string& policy, const std::string& reference,
+                                   bool energy) {
+  const PolicyResult* p = w.find(policy);
+  const PolicyResult* ref = w.find(reference);
+  if (!p || !ref) return std::nullopt;
+  const auto a = energy ? p->energy_saving_pct() : p->time_loss_pct();
+  const auto b = energy ? ref->energy_saving_pct() : ref->time_loss_pct();
+  if (!a || !b || b->value == 0 || !std::isfinite(a->value) || !std::isfinite(b->value)) return std::nullopt;
+  // Dividing by a figure indistinguishable from zero gives noise, not a share.
+  if (std::isfinite(b->ci95) && std::fabs(b->value) <= b->ci95) return std::nullopt;
+  return a->value / b->value;
+}
+
+}  // namespace rubato::cli

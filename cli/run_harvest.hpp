@@ -1,0 +1,34 @@
+// After each run, `rubato run` collects the reports it wrote (one per process,
+// several under MPI) and labels them: exit status, trial, workload, and the
+// likwid-perfctr figures when the trial was wrapped.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "run_plan.hpp"
+
+namespace rubato::cli {
+
+// The RUBATO_REPORT pattern of a run: <run dir>/report.r%r.json (%r: MPI rank, 0 without MPI).
+std::string report_pattern(const std::string& run_dir);
+
+struct RunLabel {
+  RunSpec run;
+  std::string workload;  // program and arguments before {workers} substitution
+  std::string command;   // as run
+  int exit_status = 0;
+  std::string likwid_csv;  // "" when not wrapped in likwid-perfctr
+};
+
+struct Harvest {
+  std::vector<std::string> reports;  // paths relative to `base`
+  std::string error;                 // "" when every report was read; else why not
+  std::vector<std::string> warnings; // e.g. likwid output missing
+  double wall_s = 0;                 // the slowest report's
+};
+
+// `base`: the results directory; `run_dir`: the run's directory relative to it.
+Harvest harvest_run(const std::string& base, const std::string& run_dir, const RunLabel& label);
+
+}  // namespace rubato::cli
