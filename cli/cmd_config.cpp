@@ -12,6 +12,18 @@ struct ConfigOptions {
   bool markdown = false;
 };
 
+// A table cell: '|' would end the cell, '<' '>' would read as HTML.
+std::string markdown_cell(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += "\\|";
+    else if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else out += c;
+  }
+  return out;
+}
+
 ConfigOptions setup(const std::vector<std::string>& argv) {
   Args a(argv, {"markdown"});
   if (!a.positionals().empty()) throw UsageError("unexpected argument '" + a.positionals().front() + "'");
@@ -24,9 +36,9 @@ int run_config(const std::vector<std::string>& argv) {
   if (o.markdown) {
     std::printf("| variable | file key | default | accepted | meaning |\n|---|---|---|---|---|\n");
     for (const auto& k : config_keys())
-      std::printf("| `%.*s` | `%.*s` | `%.*s` | %.*s | %.*s |\n", int(k.env.size()), k.env.data(),
-                  int(k.file_key.size()), k.file_key.data(), int(k.default_text.size()), k.default_text.data(),
-                  int(k.accepted.size()), k.accepted.data(), int(k.description.size()), k.description.data());
+      std::printf("| `%s` | `%s` | `%s` | %s | %s |\n", markdown_cell(k.env).c_str(), markdown_cell(k.file_key).c_str(),
+                  markdown_cell(k.default_text).c_str(), markdown_cell(k.accepted).c_str(),
+                  markdown_cell(k.description).c_str());
     return 0;
   }
   for (const auto& k : config_keys())
