@@ -34,7 +34,16 @@ CompareCommandOptions setup(const std::vector<std::string>& argv) {
 
 int run_compare(const std::vector<std::string>& argv) {
   const CompareCommandOptions o = setup(argv);
-  const Comparison c = compare_runs(load_run_records(o.paths), o.compare);
+  const std::vector<RunRecord> records = load_run_records(o.paths);
+  // A damaged report is listed with the failed runs and named here; the
+  // status says the comparison is incomplete.
+  int unreadable = 0;
+  for (const RunRecord& r : records) {
+    if (!r.unreadable) continue;
+    std::fprintf(stderr, "rubato compare: cannot read %s\n", r.error.c_str());
+    ++unreadable;
+  }
+  const Comparison c = compare_runs(records, o.compare);
   if (o.json) {
     std::fputs(comparison_json(c).c_str(), stdout);
   } else if (o.csv) {
@@ -44,7 +53,7 @@ int run_compare(const std::vector<std::string>& argv) {
   } else {
     std::fputs(comparison_text(c).c_str(), stdout);
   }
-  return 0;
+  return unreadable > 0 ? 1 : 0;
 }
 
 }  // namespace rubato::cli

@@ -15,6 +15,7 @@
 #include "file_io.hpp"
 #include "comparison.hpp"
 #include "likwid_runner.hpp"
+#include "mix_runner.hpp"
 #include "process.hpp"
 #include "progress.hpp"
 #include "rubato/core/policy.hpp"
@@ -43,6 +44,7 @@ struct RunOptions {
   double timeout_s = 0;
   bool json = false, csv = false;
   std::vector<std::string> program;
+  std::string mix;  // --mix "progA; progB": the programs run together, controlled by rubato itself
 };
 
 // The current time as strftime `format` says, in UTC or local time.
@@ -59,16 +61,27 @@ std::string now_as(const char* format, bool utc) {
 RunOptions setup(const std::vector<std::string>& argv) {
   Args a(argv, {"json", "csv"},
          {"policies", "trials", "skip", "workers", "out", "tool", "backend", "profile", "likwid", "likwid-command",
-          "timeout"});
+          "timeout", "mix"});
   if (!a.positionals().empty())
     throw UsageError("unexpected argument '" + a.positionals().front() + "' (the program goes after --)");
   RunOptions o;
   o.program = a.after_dashdash();
+  o.mix = a.value_or("mix", "");
+  if (!o.mix.empty()) {
+    if (!o.program.empty()) throw UsageError("--mix names the programs; nothing goes after --");
+    parse_mix(o.mix);  // usage errors now, not at the first run
+    o.program = {o.mix};
+  }
   if (o.program.empty()) throw UsageError("give the program to run after --");
-  for (const std::string& p : split(a.value_or("policies", "baseline,workpath,workload,hermes"), ',')) {
+  const std::string default_policies = o.mix.empty() ? "baseline,workpath,workload,hermes" : "baseline,efs";
+  for (const std::string& p : split(a.value_or("policies", default_policies), ',')) {
     std::string error;
     const auto spec = parse_policy(p, error);
     if (!spec) throw UsageError("--policies: '" + p + "': " + error);
+    // A mix's programs run without the tool: only rubato's own controllers act on them.
+    if (!o.mix.empty() && spec->tempo != TempoPolicy::baseline)
+      throw UsageError("--policies: '" + p + "': a --mix runs baseline, efs and affinity only (tempo policies act "
+                       "inside a program, through the tool)");
     o.policies.push_back(spec->name());
   }
   o.trials = static_cast<int>(parse_integer("--trials", a.value_or("trials", "20"), 1, 100000));
@@ -83,6 +96,7 @@ RunOptions setup(const std::vector<std::string>& argv) {
   o.backend = a.value_or("backend", "");
   o.profile = a.value_or("profile", "");
   o.likwid_group = a.value_or("likwid", "");
+  if (!o.mix.empty() && !o.likwid_group.empty()) throw UsageError("--likwid wraps one program; it does not go with --mix");
   o.likwid_command = a.value_or("likwid-command", o.likwid_command);
   o.timeout_s = parse_number("--timeout", a.value_or("timeout", "0"), 0, 1e7);
   o.json = a.flag("json");
@@ -118,6 +132,21 @@ std::string outcome_text(const ChildResult& r, const Harvest& h, const RunEntry&
   char buf[96];
   std::snprintf(buf, sizeof buf, "%.3f s, exit %d", h.reports.empty() ? r.elapsed_s : h.wall_s, r.exit_status);
   return buf;
+}
+
+// One run of a --mix: its programs ({workers} substituted) under the run's policy.
+ChildResult run_mix_trial(const RunOptions& o, const RunSpec& run, const std::string& dir) {
+  MixSetup m;
+  for (const auto& program : parse_mix(o.mix)) m.programs.push_back(substitute_workers(program, run.workers));
+  m.mix_text = o.mix;
+  std::string error;
+  m.policy = *parse_policy(run.policy, error);
+  m.env = {{"OMP_NUM_THREADS", std::to_string(run.workers)}};
+  m.profile = o.profile;
+  m.run_dir = dir;
+  m.report_path = (fs::path(dir) / "report.r0.json").string();
+  m.timeout_s = o.timeout_s;
+  return run_mix(m);
 }
 
 }  // namespace
@@ -174,9 +203,11 @@ int run_run(const std::vector<std::string>& argv) {
       command = likwid_wrap(o.likwid_command, o.likwid_group, run.workers, label.likwid_csv, command);
     }
     progress.starting(i, run);
-    const ChildResult r = run_child(command, run_environment(run, tool, report_pattern((out / dir).string())),
-                                    (out / dir / "stdout.txt").string(), (out / dir / "stderr.txt").string(),
-                                    o.timeout_s);
+    const ChildResult r =
+        !o.mix.empty()
+            ? run_mix_trial(o, run, (out / dir).string())
+            : run_child(command, run_environment(run, tool, report_pattern((out / dir).string())),
+                        (out / dir / "stdout.txt").string(), (out / dir / "stderr.txt").string(), o.timeout_s);
     interrupted = r.interrupted;
     label.exit_status = r.started ? r.exit_status : 127;
     Harvest h = harvest_run(out.string(), dir, label);

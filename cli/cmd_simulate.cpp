@@ -19,6 +19,7 @@
 #include "rubato/core/trace.hpp"
 #include "rubato/power/profile.hpp"
 #include "rubato/sim/dag_spec.hpp"
+#include "rubato/sim/efs_contention.hpp"
 #include "rubato/sim/sim_report.hpp"
 #include "rubato/sim/simulator.hpp"
 #include "rubato/sim/synthetic.hpp"
@@ -49,6 +50,9 @@ struct SimulateOptions {
   int thresholds = 2;
   std::uint32_t profile_window = 16;
   double sample_interval_s = 1e-4;
+  bool contention = false;  // tasks with solo= / bus= contend through the EFS model (seed 001 Eqs. 10-11)
+  double control_interval_s = 0.01;
+  sim::ThrottleMode throttle = sim::ThrottleMode::preempt;
   std::vector<std::string> notes;  // profile adjustments, for every report
   std::string extra_args;          // non-default model options, for the recorded command
   bool quiet = false;
@@ -70,10 +74,21 @@ double parse_seconds(const std::string& option, const std::string& text, double 
   return parse_number(option, text.substr(0, unit_at), 0, hi / scale) * scale;
 }
 
+// An optional time option in [lo, hi] seconds, recorded in `extra_args` when given.
+void time_option(const Args& a, const std::string& name, double lo, const std::string& lo_text, double hi,
+                 double& value, std::string& extra_args) {
+  const auto text = a.value(name);
+  if (!text) return;
+  value = parse_seconds("--" + name, *text, hi);
+  if (!(value >= lo)) throw UsageError("--" + name + " must be at least " + lo_text);
+  extra_args += " --" + name + " " + *text;
+}
+
 SimulateOptions setup(const std::vector<std::string>& argv) {
   Args a(argv, {"quiet"},
          {"profile", "workers", "dag", "trace", "policy", "seed", "trials", "out", "freqs", "model", "placement",
-          "steal-cost", "min-dwell", "cores", "beta", "thresholds", "profile-window", "sample-interval"});
+          "steal-cost", "min-dwell", "cores", "beta", "thresholds", "profile-window", "sample-interval",
+          "contention", "control-interval", "throttle"});
   if (!a.positionals().empty()) throw UsageError("unexpected argument '" + a.positionals().front() + "'");
   SimulateOptions o;
   o.quiet = a.flag("quiet");
@@ -106,8 +121,11 @@ SimulateOptions setup(const std::vector<std::string>& argv) {
   for (const std::string& p : a.list_values("policy")) {
     auto spec = parse_policy(p, error);
     if (!spec) throw UsageError("--policy " + p + ": " + error + " (accepted: " + std::string(kPolicyAccepted) + ")");
-    if (spec->efs || spec->affinity)
-      throw UsageError("--policy " + p + ": efs and affinity need memory-traffic and counter models the simulator does not have yet");
+    if (spec->affinity)
+      throw UsageError("--policy " + p + ": affinity needs cache and placement models the simulator does not have");
+    if (spec->efs && !(o.profile.memory_accesses_per_s > 0 && !o.profile.active_cores_power_w.empty()))
+      throw UsageError("--policy " + p + ": efs needs memory_accesses_per_s and active_cores_power_w in the profile; '" +
+                       o.profile.name + "' lacks them (i5-2500 has both)");
     o.policies.push_back(*spec);
   }
   if (o.policies.empty()) throw UsageError("--policy is required (e.g. --policy baseline,hermes)");
@@ -146,11 +164,7 @@ SimulateOptions setup(const std::vector<std::string>& argv) {
     o.placement = *placement;
     o.extra_args += " --placement " + *p;
   }
-  if (const auto c = a.value("steal-cost")) {
-    o.steal_cost_s = parse_seconds("--steal-cost", *c, 1);
-    if (!(o.steal_cost_s >= 1e-9)) throw UsageError("--steal-cost must be at least 1ns");
-    o.extra_args += " --steal-cost " + *c;
-  }
+  time_option(a, "steal-cost", 1e-9, "1ns", 1, o.steal_cost_s, o.extra_args);
   if (const auto d = a.value("min-dwell")) {
     o.min_dwell_s = parse_seconds("--min-dwell", *d, 10);
     o.extra_args += " --min-dwell " + *d;
@@ -163,10 +177,21 @@ SimulateOptions setup(const std::vector<std::string>& argv) {
     o.profile_window = static_cast<std::uint32_t>(parse_integer("--profile-window", *m, 1, 1 << 20));
     o.extra_args += " --profile-window " + *m;
   }
-  if (const auto s = a.value("sample-interval")) {
-    o.sample_interval_s = parse_seconds("--sample-interval", *s, 10);
-    if (!(o.sample_interval_s >= 1e-9)) throw UsageError("--sample-interval must be at least 1ns");
-    o.extra_args += " --sample-interval " + *s;
+  time_option(a, "sample-interval", 1e-9, "1ns", 10, o.sample_interval_s, o.extra_args);
+  if (o.dag)
+    for (const sim::PhaseSpec& ph : o.dag->phases) o.contention = o.contention || ph.bus > 0;
+  if (const auto c = a.value("contention")) {
+    if (*c == "efs") o.contention = true;
+    else if (*c == "none") o.contention = false;
+    else throw UsageError("--contention " + *c + ": expected efs (seed 001 Eqs. 10-11) or none");
+    o.extra_args += " --contention " + *c;
+  }
+  time_option(a, "control-interval", 1e-6, "1us", 10, o.control_interval_s, o.extra_args);
+  if (const auto t = a.value("throttle")) {
+    if (*t == "preempt") o.throttle = sim::ThrottleMode::preempt;
+    else if (*t == "task") o.throttle = sim::ThrottleMode::task;
+    else throw UsageError("--throttle " + *t + ": expected preempt (stop at once) or task (at the next task scheduling point)");
+    o.extra_args += " --throttle " + *t;
   }
   if (o.model_given) o.extra_args += std::string(" --model ") + sim::to_string(o.model);
   return o;
@@ -238,6 +263,7 @@ int run_simulate(const std::vector<std::string>& argv) {
     throw UsageError(std::to_string(runs.size()) + " runs: give --out DIR for their reports");
   }
   std::FILE* table = o.out.empty() ? stderr : stdout;
+  const sim::EfsContention efs_contention;
   if (!o.quiet)
     std::fprintf(table, "%-12s %7s %-24s %6s %12s %12s %9s %8s\n", "policy", "workers", "freqs", "trial", "time_s",
                  "energy_J", "tasks", "steals");
@@ -257,6 +283,9 @@ int run_simulate(const std::vector<std::string>& argv) {
     so.seed = o.seed + static_cast<std::uint64_t>(c.trial);
     so.steal_cost_s = o.steal_cost_s;
     so.min_dwell_s = o.min_dwell_s;
+    if (o.contention) so.contention = &efs_contention;
+    so.control_interval_s = o.control_interval_s;
+    so.throttle = o.throttle;
     sim::Simulation simulation(so, program);
     const sim::SimResult& r = simulation.run();
 

@@ -15,7 +15,9 @@ const std::vector<Command>& commands() {
       {"run", "run a program under each policy, N trials each, with the tool attached; then compare",
        "rubato run [--policies baseline,workpath,workload,hermes[,fixed:F]] [--trials 20] [--skip 2] [--workers 1,2] "
        "[--backend B] [--profile P] [--likwid GROUP] [--out DIR] [--tool librubato_ompt.so] [--timeout S] "
-       "[--json | --csv] -- PROGRAM ARGS ('{workers}' in ARGS becomes the worker count)",
+       "[--json | --csv] -- PROGRAM ARGS ('{workers}' in ARGS becomes the worker count); or --mix \"PROG ARGS; PROG ARGS; ...\" "
+       "instead of -- PROGRAM: the programs run together, stopped / continued by efs and placed by affinity "
+       "(--policies baseline,efs,affinity)",
        run_run},
       {"report", "figures (SVG, PNG) and one self-contained HTML page from results directories",
        "rubato report DIR... -o OUT [--skip N (2)] [--baseline POLICY] [--trace FILE]... [--no-png]", run_report},
@@ -23,7 +25,8 @@ const std::vector<Command>& commands() {
        "rubato simulate --profile NAME --workers N[,N...] (--dag SPEC | --trace FILE) --policy P[,P...] [--seed S (1)] "
        "[--trials T (1)] [--out FILE|DIR] [--freqs LIST]... [--model cilk|omp] [--placement spread|compact] "
        "[--steal-cost T (1us)] [--min-dwell T (0)] [--cores N] [--beta B] [--thresholds K (2)] "
-       "[--profile-window M (16)] [--sample-interval T (100us)] [--quiet]",
+       "[--profile-window M (16)] [--sample-interval T (100us)] [--contention efs|none] "
+       "[--control-interval T (10ms)] [--throttle preempt|task] [--quiet]",
        run_simulate},
       {"model", "what-if: seed 001's contention model for a set of threads (utilisations, throughput, energy, admission)",
        "rubato model efs --solo B[,B...] [--identical N] [--profile NAME | --power P0,P1,...] [--candidate B] "

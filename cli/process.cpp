@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <thread>
@@ -19,10 +20,29 @@ namespace {
 
 volatile sig_atomic_t g_interrupted = 0;
 volatile pid_t g_child_group = 0;
+// The programs of a --mix: each its own group, any of them perhaps stopped by
+// efs (a stopped program only acts on a signal once continued).
+constexpr int kMaxMixGroups = 256;
+volatile pid_t g_mix_groups[kMaxMixGroups] = {};
+
+void continue_mix_groups() {
+  for (int i = 0; i < kMaxMixGroups; ++i)
+    if (g_mix_groups[i] > 0) kill(-g_mix_groups[i], SIGCONT);
+}
 
 void forward_signal(int sig) {
   g_interrupted = 1;
   if (g_child_group > 0) kill(-g_child_group, sig);
+  for (int i = 0; i < kMaxMixGroups; ++i)
+    if (g_mix_groups[i] > 0) kill(-g_mix_groups[i], sig);
+  continue_mix_groups();
+}
+
+// rubato itself dies: no program of a mix stays stopped behind it.
+void continue_and_die(int sig) {
+  continue_mix_groups();
+  signal(sig, SIG_DFL);
+  raise(sig);
 }
 
 std::vector<std::string> merged_environment(const EnvOverrides& overrides) {
@@ -52,12 +72,38 @@ void install_interrupt_forwarding() {
 
 bool interrupt_requested() { return g_interrupted != 0; }
 
-ChildResult run_child(const std::vector<std::string>& argv, const EnvOverrides& env, const std::string& stdout_path,
-                      const std::string& stderr_path, double timeout_s) {
-  ChildResult r;
+bool register_mix_group(pid_t pgid) {
+  static bool handlers = false;
+  if (!handlers) {
+    handlers = true;
+    struct sigaction sa {};
+    sa.sa_handler = continue_and_die;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;
+    for (int sig : {SIGHUP, SIGQUIT, SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL}) sigaction(sig, &sa, nullptr);
+    std::atexit(continue_mix_groups);
+  }
+  for (int i = 0; i < kMaxMixGroups; ++i)
+    if (g_mix_groups[i] == 0) {
+      g_mix_groups[i] = pgid;
+      return true;
+    }
+  return false;
+}
+
+void unregister_mix_group(pid_t pgid) {
+  for (int i = 0; i < kMaxMixGroups; ++i)
+    if (g_mix_groups[i] == pgid) {
+      kill(-pgid, SIGCONT);
+      g_mix_groups[i] = 0;
+    }
+}
+
+pid_t spawn_child(const std::vector<std::string>& argv, const EnvOverrides& env, const std::string& stdout_path,
+                  const std::string& stderr_path, std::string& error) {
   if (argv.empty()) {
-    r.error = "no program given";
-    return r;
+    error = "no program given";
+    return -1;
   }
   std::vector<std::string> env_strings = merged_environment(env);
   std::vector<char*> envp, args;
@@ -85,15 +131,25 @@ ChildResult run_child(const std::vector<std::string>& argv, const EnvOverrides& 
   sigemptyset(&empty);
   posix_spawnattr_setsigmask(&attr, &empty);
 
-  const auto t0 = std::chrono::steady_clock::now();
   pid_t pid = 0;
   const int rc = posix_spawnp(&pid, args[0], &files, &attr, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&files);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) {
-    r.error = "cannot start " + argv[0] + ": " + std::strerror(rc);
-    return r;
+    error = "cannot start " + argv[0] + ": " + std::strerror(rc);
+    return -1;
   }
+  return pid;
+}
+
+int exit_status_code(int wait_status) { return status_code(wait_status); }
+
+ChildResult run_child(const std::vector<std::string>& argv, const EnvOverrides& env, const std::string& stdout_path,
+                      const std::string& stderr_path, double timeout_s) {
+  ChildResult r;
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t pid = spawn_child(argv, env, stdout_path, stderr_path, r.error);
+  if (pid < 0) return r;
   r.started = true;
   g_child_group = pid;
   const bool interrupted_before = g_interrupted != 0;

@@ -3,6 +3,8 @@
 // overrides on top of ours, stdout and stderr to files.
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,9 +26,23 @@ struct ChildResult {
 ChildResult run_child(const std::vector<std::string>& argv, const EnvOverrides& env, const std::string& stdout_path,
                       const std::string& stderr_path, double timeout_s);
 
+// Starts a program in its own process group (pid = group id), stdin from
+// /dev/null, stdout and stderr to the files; -1 and `error` when it cannot start.
+pid_t spawn_child(const std::vector<std::string>& argv, const EnvOverrides& env, const std::string& stdout_path,
+                  const std::string& stderr_path, std::string& error);
+// A waitpid status as run_child reports it: the exit code, or 128 + signal.
+int exit_status_code(int wait_status);
+
 // Passes SIGINT / SIGTERM on to the running child's group instead of leaving
 // it orphaned; `interrupt_requested` says whether one arrived.
 void install_interrupt_forwarding();
 bool interrupt_requested();
+
+// The process groups of a running --mix (efs may have stopped any of them):
+// forwarded signals reach each and continue it; if rubato itself ends —
+// exit, or a fatal or hang-up signal — every registered group is continued
+// first. unregister continues the group once more. false: too many programs.
+bool register_mix_group(pid_t pgid);
+void unregister_mix_group(pid_t pgid);
 
 }  // namespace rubato::cli

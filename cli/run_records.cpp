@@ -91,6 +91,7 @@ std::vector<RunRecord> load_run_records(const std::vector<std::string>& paths) {
       RunRecord bad;
       bad.file = file;
       bad.error = file + ": " + error;
+      bad.unreadable = true;
       records.push_back(std::move(bad));
       continue;
     }
@@ -136,6 +137,7 @@ std::vector<RunRecord> load_run_records(const std::vector<std::string>& paths) {
       rec.exit_status = r.exit_status;
     } else {
       rec.error = file + ": " + error;
+      rec.unreadable = true;
     }
     if (const auto at = by_report.find(file); at != by_report.end()) {
       const std::string workload = rec.workload;

@@ -16,6 +16,7 @@ struct RunRecord {
   std::string file;               // the report (or the index, for a run without a report)
   std::optional<Report> report;   // absent when unreadable or never written
   std::string error;              // why it failed: "file: offset 12: ...", "no report written", ...
+  bool unreadable = false;        // the file is there but damaged (compare then exits non-zero)
   // Identity: from the report, or from the index entry when the report is missing.
   std::string workload;
   std::string policy;

@@ -8,6 +8,13 @@ if(RUBATO_SANITIZE)
   add_link_options(-fsanitize=${RUBATO_SANITIZE})
 endif()
 
+# Fuzz builds: coverage for libFuzzer in every library the targets link
+# (tests/fuzz), and the usual macro that lets mutated inputs past checksums.
+if(RUBATO_BUILD_FUZZERS)
+  add_compile_options(-fsanitize=fuzzer-no-link)
+  add_compile_definitions(FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)
+endif()
+
 function(rubato_target_defaults target)
   target_link_libraries(${target} PRIVATE $<BUILD_INTERFACE:rubato_warnings>)
 endfunction()

@@ -28,7 +28,7 @@ backend=${RUBATO_BACKEND:-auto}
 build=${RUBATO_BUILD_DIR:-build/default}
 policies=baseline,workpath,workload,hermes
 
-# Input sizes: about one second per run at 2 workers here (the programs'
+# Input sizes: 0.1-0.7 s per run at 2 workers here (the programs'
 # defaults take 5-40 s each). kernel=arguments, in the paper's order.
 kernels=(
   "knn=--n $((100000 * scale))"
@@ -57,7 +57,7 @@ case "$chosen" in
   *emulated*) say "no DVFS here: slowed workers are emulated (their tasks really take longer) and energy is modeled from the profile, not measured" ;;
 esac
 runs=$(( ${#kernels[@]} * 4 * trials * $(echo "$workers" | tr ',' '\n' | wc -l) ))
-say "${#kernels[@]} kernels x 4 policies x $trials trials (first $skip dropped) on $workers workers = $runs runs of about 1 s; results in $out"
+say "${#kernels[@]} kernels x 4 policies x $trials trials (first $skip dropped) on $workers workers = $runs runs of 0.1-1 s each here; results in $out"
 
 mkdir -p "$out"
 failed=0

@@ -12,6 +12,7 @@ packages=(
   catch2 nlohmann-json3-dev                         # tests, report JSON
   g++                                               # the libomp-via-g++ attach test
   procps util-linux                                 # ps, taskset for tests
+  jq                                                # e2e tests read reports
   librsvg2-bin                                      # rsvg-convert: rubato report's PNG figures
   chromium                                          # headless: the report page render test
 )

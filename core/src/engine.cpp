@@ -64,6 +64,11 @@ struct Engine::Slot {
 struct Engine::Domain {
   std::vector<WorkerId> workers;
   std::atomic<Level> level{0};
+  // The last change of `level`: when, and from what. A segment that spans it is
+  // accounted (and emulated) in two parts, as real DVFS would slow only the
+  // part after the change — a relay often raises a thief mid-task.
+  std::atomic<std::uint64_t> changed_ns{0};
+  std::atomic<Level> level_before{0};
   std::atomic<std::uint64_t> transitions{0};
   std::atomic<std::uint64_t> conflicts{0};
   std::atomic<bool> published{false};
@@ -225,10 +230,11 @@ void Engine::leave_immediacy_list(WorkerId w) noexcept {
   list_.remove(w);
 }
 
-void Engine::task_begin(WorkerId w) noexcept {
+void Engine::task_begin(WorkerId w) noexcept { task_begin(w, clock_.now_ns()); }
+
+void Engine::task_begin(WorkerId w, std::uint64_t now) noexcept {
   if (!valid(w)) return drop();
   Slot& s = slot(w);
-  const std::uint64_t now = clock_.now_ns();
   s.segment_start_ns = now;
   if (now >= s.next_sample_ns) sample_depth(s, now);
 }
@@ -247,20 +253,34 @@ void Engine::sample_depth(Slot& s, std::uint64_t now) noexcept {
   }
 }
 
-void Engine::task_end(WorkerId w, bool completed) noexcept {
+void Engine::task_end(WorkerId w, bool completed) noexcept { task_end(w, completed, clock_.now_ns()); }
+
+void Engine::task_end(WorkerId w, bool completed, std::uint64_t now) noexcept {
   if (!valid(w)) return drop();
   Slot& s = slot(w);
-  const std::uint64_t now = clock_.now_ns();
   const std::uint64_t start = s.segment_start_ns;
   const std::uint64_t duration = start != kNoSegment && now > start ? now - start : 0;
-  // The segment is accounted at the level in effect when it ends (a relay or a
-  // thief may change it from another thread mid-segment).
-  const Level lv = domain_level(w);
-  bump(s.busy_ns[static_cast<std::size_t>(lv)], duration);
   bump(s.segments);
   if (completed) bump(s.completed);
   s.segment_start_ns = kNoSegment;
-  if (segments_to_actuator_ && duration > 0) actuator_.segment_end(w, duration, ladder_.hz(lv), ladder_.max_hz());
+  // A relay or a thief may have changed the domain's level from another thread
+  // mid-segment: the part before the last change ran at the level before it.
+  // (Several changes within one segment: all but the last are approximated.)
+  const Domain& dom = *domains_[domain_of_[w]];
+  const std::uint64_t changed = dom.changed_ns.load(std::memory_order_acquire);
+  const Level lv = dom.level.load(std::memory_order_relaxed);
+  if (duration > 0 && changed > start && changed < now) {
+    account_segment(w, s, changed - start, dom.level_before.load(std::memory_order_relaxed));
+    account_segment(w, s, now - changed, lv);
+  } else {
+    account_segment(w, s, duration, lv);
+  }
+}
+
+void Engine::account_segment(WorkerId w, Slot& s, std::uint64_t duration_ns, Level lv) noexcept {
+  if (duration_ns == 0) return;
+  bump(s.busy_ns[static_cast<std::size_t>(lv)], duration_ns);
+  if (segments_to_actuator_) actuator_.segment_end(w, duration_ns, ladder_.hz(lv), ladder_.max_hz());
 }
 
 // ---- tempo ---------------------------------------------------------------------
@@ -304,8 +324,12 @@ void Engine::publish_domain(DomainId d) noexcept {
     const Level lv = slot(dom.workers.front()).level.load(std::memory_order_relaxed);
     const Level old = dom.level.exchange(lv, std::memory_order_relaxed);
     if (old == lv && !first) return;
-    if (old != lv) dom.transitions.fetch_add(1, std::memory_order_relaxed);
-    actuator_.domain_level_changed(d, lv, ladder_.hz(lv), clock_.now_ns());
+    const std::uint64_t now = clock_.now_ns();
+    if (old != lv) {
+      dom.transitions.fetch_add(1, std::memory_order_relaxed);
+      note_change(dom, old, now);
+    }
+    actuator_.domain_level_changed(d, lv, ladder_.hz(lv), now);
     return;
   }
   std::lock_guard<SpinLock> guard(dom.lock);
@@ -322,11 +346,18 @@ void Engine::publish_domain(DomainId d) noexcept {
   if (!any) best = ladder_.fastest();
   const Level old = dom.level.exchange(best, std::memory_order_relaxed);
   if (old == best && !first) return;
+  const std::uint64_t now = clock_.now_ns();
   if (old != best) {
     dom.transitions.fetch_add(1, std::memory_order_relaxed);
     if (worst != best) dom.conflicts.fetch_add(1, std::memory_order_relaxed);
+    note_change(dom, old, now);
   }
-  actuator_.domain_level_changed(d, best, ladder_.hz(best), clock_.now_ns());
+  actuator_.domain_level_changed(d, best, ladder_.hz(best), now);
+}
+
+void Engine::note_change(Domain& dom, Level before, std::uint64_t now) noexcept {
+  dom.level_before.store(before, std::memory_order_relaxed);
+  dom.changed_ns.store(now, std::memory_order_release);
 }
 
 // ---- state ---------------------------------------------------------------------

@@ -33,7 +33,7 @@ bool type_fits(const json& v) {
 // Reads fields with their path so a malformed report names what is wrong.
 class Reader {
  public:
-  explicit Reader(std::string& error) : error_(error) {}
+  Reader(std::string& error, std::string_view text) : error_(error), text_(text) {}
   bool ok() const { return error_.empty(); }
 
   template <class T>
@@ -67,11 +67,28 @@ class Reader {
     return &*it;
   }
   void fail(const std::string& field, const std::string& what) {
-    if (ok()) error_ = "field '" + field + "': " + what;
+    if (ok()) error_ = "offset " + std::to_string(offset_of(field)) + ": field '" + field + "': " + what;
   }
 
  private:
+  // Where `field` ("workers[2].busy_s") is in the text, found by looking up
+  // each key name in turn after the previous one: the parsed document keeps no
+  // positions. A missing key gives its enclosing object's place (0: the document).
+  std::size_t offset_of(const std::string& field) const {
+    std::size_t at = 0;
+    for (std::size_t from = 0; from < field.size();) {
+      const std::size_t dot = std::min(field.find('.', from), field.size());
+      const std::string key = field.substr(from, std::min(field.find('[', from), dot) - from);
+      from = dot + 1;
+      const std::size_t found = text_.find("\"" + key + "\"", at);
+      if (key.empty() || found == std::string_view::npos) break;
+      at = found;
+    }
+    return at;
+  }
+
   std::string& error_;
+  std::string_view text_;
 };
 
 }  // namespace
@@ -170,6 +187,11 @@ std::string to_json(const Report& r, bool pretty) {
   for (const auto& t : r.throttle_events)
     throttles.push_back({{"t_s", t.t_s}, {"worker", t.worker}, {"parked", t.parked}, {"reason", t.reason}});
   j["throttle_events"] = std::move(throttles);
+  json migrations = json::array();
+  for (const auto& m : r.migrations)
+    migrations.push_back(
+        {{"t_s", m.t_s}, {"worker", m.worker}, {"from_cpu", m.from_cpu}, {"to_cpu", m.to_cpu}, {"reason", m.reason}});
+  j["migrations"] = std::move(migrations);
   j["dropped_events"] = r.dropped_events;
   j["tool_errors"] = r.tool_errors;
   j["notes"] = r.notes;
@@ -193,10 +215,11 @@ std::optional<Report> report_from_json(std::string_view text, std::string& error
     return std::nullopt;
   }
   Report r;
-  Reader rd(error);
+  Reader rd(error, text);
   rd.get(j, "schema_version", r.schema_version, "", true);
   if (rd.ok() && r.schema_version != kReportSchemaVersion) {
-    error = "schema_version " + std::to_string(r.schema_version) + " is not supported (this rubato reads " +
+    error = "offset " + std::to_string(text.find("\"schema_version\"")) + ": schema_version " +
+            std::to_string(r.schema_version) + " is not supported (this rubato reads " +
             std::to_string(kReportSchemaVersion) + ")";
     return std::nullopt;
   }
@@ -307,6 +330,23 @@ std::optional<Report> report_from_json(std::string_view text, std::string& error
       rd.get(tj, "parked", t.parked, path);
       rd.get(tj, "reason", t.reason, path);
       r.throttle_events.push_back(std::move(t));
+    }
+  }
+  if (const json* ms = rd.array(j, "migrations", "")) {
+    for (std::size_t i = 0; i < ms->size() && rd.ok(); ++i) {
+      const json& mj = (*ms)[i];
+      const std::string path = "migrations[" + std::to_string(i) + "].";
+      if (!mj.is_object()) {
+        rd.fail(path.substr(0, path.size() - 1), "expected an object");
+        break;
+      }
+      MigrationEvent m;
+      rd.get(mj, "t_s", m.t_s, path);
+      rd.get(mj, "worker", m.worker, path);
+      rd.get(mj, "from_cpu", m.from_cpu, path);
+      rd.get(mj, "to_cpu", m.to_cpu, path);
+      rd.get(mj, "reason", m.reason, path);
+      r.migrations.push_back(std::move(m));
     }
   }
   rd.get(j, "dropped_events", r.dropped_events, "");

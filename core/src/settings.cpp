@@ -12,10 +12,11 @@ namespace {
 constexpr std::size_t kMaxShownValue = 80;
 constexpr std::size_t kMaxConfigFileBytes = 1 << 20;
 
-std::string shown(std::string_view v) {
+// `v` for a one-line message: printable, at most `max` characters.
+std::string shown(std::string_view v, std::size_t max = kMaxShownValue) {
   std::string out;
-  for (char c : v.substr(0, kMaxShownValue)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
-  if (v.size() > kMaxShownValue) out += "...";
+  for (char c : v.substr(0, max)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
+  if (v.size() > max) out += "...";
   return out;
 }
 
@@ -24,7 +25,7 @@ void apply_one(const ConfigKey& key, std::string_view name, std::string_view val
   std::string why;
   if (key.apply(out, value, why)) return;
   std::string line = "rubato: " + std::string(name) + "='" + shown(value) + "' is not accepted";
-  if (!why.empty()) line += " (" + why + ")";
+  if (!why.empty()) line += " (" + shown(why, 2 * kMaxShownValue) + ")";  // it may quote the value
   line += "; accepted: " + std::string(key.accepted) + "; using the default " + std::string(key.default_text);
   diag.add(std::move(line));
 }

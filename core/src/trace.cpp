@@ -7,6 +7,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "rubato/core/output_file.hpp"
+
 namespace rubato {
 namespace {
 
@@ -372,9 +374,10 @@ std::unique_ptr<TraceFileWriter> TraceFileWriter::create(const std::string& path
     error = "a trace needs 1.." + std::to_string(kMaxLevels) + " tempo levels";
     return nullptr;
   }
-  std::FILE* f = std::fopen(path.c_str(), "wb");
+  std::string why;
+  std::FILE* f = open_output_file(path, why);
   if (!f) {
-    error = "cannot open '" + path + "': " + std::strerror(errno);
+    error = "cannot open " + why;
     return nullptr;
   }
   std::byte head[kTraceHeaderBytes];

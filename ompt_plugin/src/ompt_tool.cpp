@@ -19,6 +19,7 @@
 #include "rubato/power/run_identity.hpp"
 #include "rubato/power/session.hpp"
 #include "task_event_mapper.hpp"
+#include "worker_parking.hpp"
 
 namespace rubato::ompt {
 namespace {
@@ -43,6 +44,7 @@ struct Tool {
   SteadyClock clock;
   std::unique_ptr<TraceFileWriter> trace;
   std::unique_ptr<TaskEventMapper> mapper;
+  std::unique_ptr<WorkerParking> parking;  // efs's actuator; null unless the policy has efs
   EntryPoints ep;
   std::atomic<bool> finished{false};
 };
@@ -83,13 +85,58 @@ void on_task_create(ompt_data_t* parent, const ompt_frame_t*, ompt_data_t* task,
   g_tool->mapper->task_create(this_thread(), parent, task, flags, has_dependences != 0);
 }
 
+// ---- efs: parking a deactivated worker (seed 001 §4) ---------------------------------------
+//
+// A worker the efs controller deactivates parks here, at one kind of task
+// scheduling point only: when its thread has just entered a wait (a barrier,
+// taskwait or taskgroup: sync_region_wait begin) or has just finished or
+// suspended a task and is back in a task that waits (task_schedule returning
+// to a waiting frame). Why that cannot deadlock or change results:
+//  1. At that point the thread holds no task it has taken but not started
+//     (libomp hands a thread its next task only in the next task_schedule
+//     switch), and it is not inside any task body: only suspended tasks are on
+//     its stack, each waiting for work that other threads can do.
+//  2. Everything in its deque stays there to be stolen: libomp's other team
+//     threads steal from any thread's deque while they wait or run out of
+//     work. A tied task suspended on the parked thread resumes only on it, and
+//     a thread in a tied task's taskwait may only take that task's descendants
+//     (OpenMP's task scheduling constraint) — so in the worst case the others
+//     wait for the parked thread; that wait is bounded by 3.
+//  3. Every park is bounded: the thread sleeps until the controller lets it go
+//     or the starvation bound runs out (EfsController::wait_bound_s: seed 001
+//     Eq. 23's t_global plus Eq. 24's t_max plus two control intervals),
+//     whichever comes first, and the controller is stopped — releasing every
+//     parked worker — before the report is written. A request is waited out
+//     at most once, so a stale request cannot hold a worker twice.
+//  4. The controller never deactivates every live worker (EfsController
+//     always admits a first target), so some worker keeps running tasks.
+//  5. Parking changes when a task runs, never what it computes: the program's
+//     results are unchanged (checked end to end, tests/e2e).
+// Cost when not asked to park: one relaxed load of the worker's own slot.
+void park_point(ompt_data_t* thread) noexcept {
+  WorkerParking* parking = g_tool->parking.get();
+  if (!parking || !thread) return;
+  auto* ts = static_cast<ThreadState*>(thread->ptr);
+  if (!ts || !parking->requested(ts->worker)) [[likely]]
+    return;
+  const Frame* top = ts->top();
+  if (top && top->wait != WaitKind{}) {
+    parking->park(ts->worker);
+    ts->end_stamp_reusable = false;  // the next segment must not start before the park
+  }
+}
+
 void on_task_schedule(ompt_data_t* prior, ompt_task_status_t status, ompt_data_t* next) {
-  g_tool->mapper->task_schedule(this_thread(), prior, status, next);
+  ompt_data_t* thread = this_thread();
+  g_tool->mapper->task_schedule(thread, prior, status, next);
+  park_point(thread);
 }
 
 void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t*, ompt_data_t* task,
                          const void*) {
-  g_tool->mapper->sync_region_wait(this_thread(), kind, endpoint, task);
+  ompt_data_t* thread = this_thread();
+  g_tool->mapper->sync_region_wait(thread, kind, endpoint, task);
+  if (endpoint == ompt_scope_begin) park_point(thread);
 }
 
 struct CallbackEntry {
@@ -203,6 +250,8 @@ extern "C" __attribute__((visibility("default"))) ompt_start_tool_result_t* ompt
     options.dynamic_binding = settings.binding == "dynamic";
     options.log_workers = settings.log == "debug";
     tool->mapper = std::make_unique<TaskEventMapper>(*tool->session, tool->trace.get(), tool->clock, origin, options);
+    if (settings.policy.efs) tool->parking = std::make_unique<WorkerParking>(engine.max_workers(), tool->clock);
+    tool->session->start_controllers(tool->parking.get());
     g_tool = tool.release();
     return &result;
   } catch (const std::exception& e) {

@@ -85,6 +85,7 @@ ThreadState* TaskEventMapper::claim(ompt_data_t* thread, WorkerId preferred) noe
     ts.live = true;
     ts.depth = 0;
     ts.segment_task = 0;
+    ts.end_stamp_reusable = false;
     if (tracing() && !ts.trace_storage) ts.trace_storage = std::make_unique<TraceBlockBuffer>(options_.trace_block_bytes);
     ts.trace = ts.trace_storage.get();
     thread->ptr = &ts;
@@ -121,17 +122,34 @@ void TaskEventMapper::thread_end(ompt_data_t* thread) noexcept {
 
 // ---- segments and the task stack --------------------------------------------------------
 
+// One clock read per task switch: a task popped from the thread's own queue
+// (or run inline, or resumed on top of the one that just stopped) starts at
+// the end of the thread's previous segment — the thread went straight from
+// that end through libomp's dispatch to this start, it had work of its own.
+// Busy time (and the emulator's stretch) then covers that dispatch code, which
+// runs at the worker's frequency like the tasks, but never a wait: a steal, the
+// end of a taskwait / barrier, a new parallel region, a return after a region,
+// a park, and anything after maybe_idle found the thread out of work read the
+// clock afresh. A trace keeps exact segment times: when tracing, every start is
+// read. A read costs ~25-50 ns on a VM, as much as the rest of a task event.
 void TaskEventMapper::open_segment(ThreadState& ts, std::uint64_t task, SegmentStart how) noexcept {
   ts.segment_task = task;
   ts.segment_start = how;
-  if (tracing()) ts.segment_start_ns = trace_now();
-  engine_.task_begin(ts.worker);
+  if (tracing()) {
+    ts.segment_start_ns = trace_now();
+    ts.end_stamp_reusable = false;
+  }
+  engine_.task_begin(ts.worker, ts.end_stamp_reusable ? ts.last_end_ns : engine_.now_ns());
+  ts.end_stamp_reusable = false;
   if (options_.dynamic_binding) session_.before_task(ts.worker);
 }
 
 void TaskEventMapper::close_segment(ThreadState& ts, SegmentEnd how, bool completed) noexcept {
   if (ts.segment_task == 0) return;
-  engine_.task_end(ts.worker, completed);
+  const std::uint64_t now = engine_.now_ns();
+  engine_.task_end(ts.worker, completed, now);
+  ts.last_end_ns = now;
+  ts.end_stamp_reusable = !engine_.segments_stretched();  // the emulator's burn is not the next task's
   if (options_.dynamic_binding) session_.after_task(ts.worker);
   if (tracing() && TaskMark::id_has_creator(ts.segment_task)) record_segment(ts, how);
   ts.segment_task = 0;
@@ -160,6 +178,7 @@ void TaskEventMapper::frames_overflowed() noexcept {
 
 // The task on top of the stack continues (after a child, a nested region, a wait).
 void TaskEventMapper::resume_top(ThreadState& ts) noexcept {
+  ts.end_stamp_reusable = false;  // after a region's join barrier
   const Frame* top = ts.top();
   if (top && top->wait == kNotWaiting && top->timed) open_segment(ts, top->task, SegmentStart::resume);
 }
@@ -288,6 +307,7 @@ void TaskEventMapper::task_schedule(ompt_data_t* thread, ompt_data_t* prior, omp
     maybe_idle(ts, *now_top);  // back in a wait: no segment
     return;
   }
+  if (how == SegmentStart::steal || how == SegmentStart::launch) ts.end_stamp_reusable = false;  // it looked for work
   if (nm.has(TaskMark::kTimed)) open_segment(ts, nm.id(), how);
 }
 
@@ -313,14 +333,15 @@ void TaskEventMapper::task_schedule(ompt_data_t* thread, ompt_data_t* prior, omp
 // A worker that steals is treated as idle first by the engine itself (a thief
 // has run out of its own work).
 void TaskEventMapper::maybe_idle(ThreadState& ts, const Frame& waiting) noexcept {
-  if (engine_.depth(ts.worker) > 0) return;
-  if (waiting.wait == WaitKind::barrier) {
+  const bool task_wait = waiting.wait == WaitKind::taskwait || waiting.wait == WaitKind::taskgroup;
+  if (waiting.wait == WaitKind::barrier || task_wait) {
+    if (engine_.depth(ts.worker) > 0) return;  // it runs its own queued tasks next
+    if (task_wait && ts.pushes - waiting.base_pushes <= ts.pops - waiting.base_pops)
+      return;  // every child ran here: the wait ends at once
     engine_.idle(ts.worker);
-  } else if (waiting.wait == WaitKind::taskwait || waiting.wait == WaitKind::taskgroup) {
-    const std::uint64_t pushed = ts.pushes - waiting.base_pushes;
-    const std::uint64_t popped = ts.pops - waiting.base_pops;
-    if (pushed > popped) engine_.idle(ts.worker);
   }
+  // Out of work, or a wait of another kind: the thread may wait here.
+  ts.end_stamp_reusable = false;
 }
 
 // ---- waits and implicit tasks ------------------------------------------------------------
@@ -343,9 +364,12 @@ void TaskEventMapper::sync_region_wait(ompt_data_t* thread, ompt_sync_region_t k
     if (top) {
       top->wait = wk;
       maybe_idle(ts, *top);
+    } else {
+      ts.end_stamp_reusable = false;
     }
   } else {
     if (top) top->wait = kNotWaiting;
+    ts.end_stamp_reusable = false;  // it may have waited for a stolen child
     if (traced) record(ts, WaitRecord{m.id(), ts.worker, wk, false, trace_now()});
     if (m.has(TaskMark::kTimed) && ts.segment_task == 0) open_segment(ts, m.id(), SegmentStart::resume);
   }
@@ -363,6 +387,7 @@ void TaskEventMapper::implicit_task(ompt_data_t* thread, ompt_scope_endpoint_t e
     set_mark(task, m);
     if (w == kNoWorker) return;
     close_segment(ts, SegmentEnd::suspended, false);  // a region nested in a running task
+    ts.end_stamp_reusable = false;                     // a pool thread waited for this region
     push_frame(ts, m);
     if (tracing()) record(ts, TaskRecord{m.id(), 0, w, trace_flags(flags, false, false), trace_now()});
     if (!initial) open_segment(ts, m.id(), SegmentStart::inline_);

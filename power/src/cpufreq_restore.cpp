@@ -1,6 +1,7 @@
 #include "rubato/power/cpufreq_restore.hpp"
 
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,7 +16,8 @@ constexpr std::size_t kBuf = 512;
 }  // namespace
 
 long read_small(const char* path, char* buf, std::size_t cap) noexcept {
-  const int fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  // O_NONBLOCK: a FIFO planted in the tree must not hang the program (sysfs files ignore it).
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0) return -1;
   std::size_t got = 0;
   while (got + 1 < cap) {
@@ -30,7 +32,7 @@ long read_small(const char* path, char* buf, std::size_t cap) noexcept {
 }
 
 bool write_exact(const char* path, const char* data, std::size_t len) noexcept {
-  const int fd = ::open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
+  const int fd = ::open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0) return false;
   std::size_t put = 0;
   while (put < len) {
@@ -92,8 +94,28 @@ bool CpufreqRestorePlan::restore_policy(std::size_t i) noexcept {
   return ok;
 }
 
+bool CpufreqRestorePlan::begin_write() noexcept {
+  writer_tid_.store(static_cast<long>(::gettid()), std::memory_order_relaxed);
+  writers_.fetch_add(1, std::memory_order_seq_cst);
+  if (!started_.load(std::memory_order_seq_cst)) return true;
+  writers_.fetch_sub(1, std::memory_order_seq_cst);
+  return false;
+}
+
+void CpufreqRestorePlan::end_write() noexcept { writers_.fetch_sub(1, std::memory_order_seq_cst); }
+
 int CpufreqRestorePlan::restore_now() noexcept {
-  if (started_.exchange(true, std::memory_order_acq_rel)) return 0;
+  if (started_.exchange(true, std::memory_order_seq_cst)) return 0;
+  // A write in flight on another thread finishes first (a write takes
+  // microseconds; 200 ms bounds it). When the signal interrupted the writer
+  // itself, waiting would never end: its write is abandoned or lands before
+  // ours, as the handler runs to completion before the thread resumes.
+  const long self = static_cast<long>(::gettid());
+  const timespec pause{0, 100000};
+  for (int i = 0; i < 2000 && writers_.load(std::memory_order_seq_cst) > 0 &&
+                  writer_tid_.load(std::memory_order_relaxed) != self;
+       ++i)
+    ::nanosleep(&pause, nullptr);
   int failures = 0;
   for (std::size_t i = 0; i < dirs_.size(); ++i) {
     failed_[i] = restore_policy(i) ? 0 : 1;

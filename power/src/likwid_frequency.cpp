@@ -23,14 +23,11 @@ LikwidFrequency::~LikwidFrequency() {
 }
 
 bool LikwidFrequency::usable(std::string& why) {
-  const LikwidProbe probe = probe_likwid();
-  if (!probe.freq_ok) {
-    why = probe.freq_why;
-    return false;
-  }
-  // Restoring goes through the cpufreq files, so they must be there and writable.
+  // Restoring goes through the cpufreq files, so they must be there and
+  // writable; checked first, as likwid's own freq module needs them too and
+  // without them there is no need to fork a probe.
   if (topology().clock_domains.empty()) {
-    why = "likwid works, but no cpufreq policies to save and restore under " + topology().sysfs_root;
+    why = "no cpufreq policies under " + topology().sysfs_root + " (likwid's freq module and restoring both need them)";
     return false;
   }
   for (const auto& p : topology().clock_domains)
@@ -39,6 +36,11 @@ bool LikwidFrequency::usable(std::string& why) {
         why = p.policy_dir + "/" + f + " is not writable: state could not be restored";
         return false;
       }
+  const LikwidProbe probe = probe_likwid();
+  if (!probe.freq_ok) {
+    why = probe.freq_why;
+    return false;
+  }
   available_ = probe.available_hz;
   return usable_state(why);
 }

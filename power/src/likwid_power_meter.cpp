@@ -15,6 +15,7 @@ LikwidPowerMeter::LikwidPowerMeter(double window_s) : window_s_(window_s) {}
 LikwidPowerMeter::~LikwidPowerMeter() { poller_.stop(); }
 
 bool LikwidPowerMeter::usable(std::string& why) {
+  if (!likwid_msr_access(why)) return false;  // before forking a probe that cannot succeed
   const LikwidProbe probe = probe_likwid();
   if (!probe.power_ok) why = probe.power_why;
   return probe.power_ok;

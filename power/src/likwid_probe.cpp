@@ -1,21 +1,17 @@
 #include "rubato/power/likwid_probe.hpp"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <mutex>
 #include <optional>
 #include <sstream>
 
 #ifdef RUBATO_HAVE_LIKWID
 #include <likwid.h>
+
+#include "forked_probe.hpp"
+#include "likwid_library.hpp"
 #endif
 
 namespace rubato {
@@ -23,7 +19,7 @@ namespace {
 
 #ifdef RUBATO_HAVE_LIKWID
 // Runs in the child: one line per module, "freq ok <list>" / "freq no <why>", same for power.
-void child_probe(int out) {
+std::string child_probe() {
   std::string report;
   if (freq_init() != 0) {
     report += "freq no freq_init failed (no cpufreq access for likwid)\n";
@@ -42,7 +38,7 @@ void child_probe(int out) {
     else if (power_init(0) == 0) report += "power no RAPL not supported by this CPU (per likwid)\n";
     else report += "power ok\n";
   }
-  [[maybe_unused]] const ssize_t n = write(out, report.data(), report.size());
+  return report;
 }
 #endif
 
@@ -58,6 +54,14 @@ std::vector<double> parse_likwid_frequencies(const std::string& text) {
   std::sort(hz.begin(), hz.end(), std::greater<>());
   hz.erase(std::unique(hz.begin(), hz.end()), hz.end());
   return hz;
+}
+
+bool likwid_msr_access(std::string& why) {
+  // likwid's direct mode opens /dev/cpu/<n>/msr, or msr_safe, read-write.
+  for (const char* dev : {"/dev/cpu/0/msr", "/dev/cpu/0/msr_safe"})
+    if (::access(dev, R_OK | W_OK) == 0) return true;
+  why = "likwid: no direct MSR access (/dev/cpu/0/msr needs root and the msr module)";
+  return false;
 }
 
 LikwidProbe probe_likwid(double timeout_s) {
@@ -77,53 +81,15 @@ LikwidProbe probe_likwid_uncached(double timeout_s) {
   return p;
 #else
   p.built = true;
-  int fds[2];
-  if (pipe(fds) != 0) {
-    p.freq_why = p.power_why = "cannot create a pipe for the probe";
+  // Loaded here, in the parent: the child then only calls into it.
+  if (std::string why; !likwid_library_usable(why)) {
+    p.freq_why = p.power_why = why;
     return p;
   }
-  std::fflush(nullptr);
-  const pid_t child = fork();
-  if (child < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    p.freq_why = p.power_why = "cannot fork the probe";
-    return p;
-  }
-  if (child == 0) {
-    close(fds[0]);
-    // likwid prints its own errors; they must not reach the host program's streams.
-    const int null_fd = open("/dev/null", O_WRONLY);
-    if (null_fd >= 0) dup2(null_fd, 1), dup2(null_fd, 2);
-    child_probe(fds[1]);
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string text;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  bool timed_out = false;
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      timed_out = true;
-      break;
-    }
-    pollfd pfd{fds[0], POLLIN, 0};
-    if (poll(&pfd, 1, static_cast<int>(left.count())) <= 0) continue;
-    char buf[512];
-    const ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n <= 0) break;  // child closed the pipe (exited)
-    text.append(buf, static_cast<std::size_t>(n));
-  }
-  close(fds[0]);
-  if (timed_out) kill(child, SIGKILL);
-  int status = 0;
-  waitpid(child, &status, 0);
-  const std::string late = timed_out ? "likwid probe timed out after " + std::to_string(timeout_s) +
-                                           " s (access daemon missing?)"
-                                     : "likwid probe ended without an answer (exit status " +
-                                           std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")";
-  p.freq_why = p.power_why = late;
+  std::string why;
+  const std::optional<std::string> answer = detail::run_forked_probe(child_probe, timeout_s, why);
+  p.freq_why = p.power_why = answer ? "likwid: the probe did not report on this module" : "likwid: " + why;
+  const std::string text = answer.value_or("");
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
     if (line.rfind("freq ok ", 0) == 0) {

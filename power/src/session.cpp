@@ -1,6 +1,10 @@
 #include "rubato/power/session.hpp"
 
+#include <sys/auxv.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -10,8 +14,10 @@
 #include <optional>
 
 #include "rubato/core/clock.hpp"
+#include "rubato/core/output_file.hpp"
 #include "rubato/core/version.hpp"
 #include "rubato/power/backend_registry.hpp"
+#include "rubato/power/controller_host.hpp"
 #include "rubato/power/energy_meter.hpp"
 #include "rubato/power/power_model.hpp"
 #include "rubato/power/profile.hpp"
@@ -100,11 +106,14 @@ class LiveSession final : public Session {
   void worker_started(WorkerId w) noexcept override {
     if (settings_.binding == "static") pin(w);
     engine_->worker_begin(w);
+    if (controllers_) controllers_->target_started(w, identity_pid(), current_tid());
   }
   void worker_stopped(WorkerId w) noexcept override {
+    if (controllers_) controllers_->target_stopped(w);
     engine_->worker_end(w);
     if (settings_.binding == "static") unpin_current_thread();
   }
+  void start_controllers(ThrottleActuator* throttle) noexcept override;
   void before_task(WorkerId w) noexcept override {
     if (settings_.binding == "dynamic") pin(w);
   }
@@ -132,6 +141,12 @@ class LiveSession final : public Session {
            " failed; it runs unbound");
   }
   bool logs(LogLevel at) const { return log_level(settings_.log) >= at; }
+  static int identity_pid() noexcept { return static_cast<int>(getpid()); }
+  // Asked once per thread: worker_started runs again whenever a TBB thread re-enters its arena.
+  static int current_tid() noexcept {
+    thread_local const int tid = static_cast<int>(gettid());
+    return tid;
+  }
   void fill_energy(Report& r, double wall_s);
   void write_report(Report& r);
 
@@ -147,6 +162,7 @@ class LiveSession final : public Session {
   std::string meter_note_;
   SteadyClock clock_;
   std::unique_ptr<Engine> engine_;
+  std::unique_ptr<ControllerHost> controllers_;  // efs / affinity; null when the policy has neither
   WorkerLayout layout_;
   std::unique_ptr<std::atomic<int>[]> worker_bound_;
   std::uint64_t start_ns_ = 0;
@@ -276,6 +292,25 @@ bool LiveSession::start(std::string& why) {
   return true;
 }
 
+void LiveSession::start_controllers(ThrottleActuator* throttle) noexcept {
+  if (controllers_ || !started_) return;
+  try {
+    ControllerSetup setup = controller_setup_for(settings_, profile_, topology_, TargetKind::workers);
+    setup.throttle = throttle;
+    setup.clock = &clock_;
+    setup.origin_ns = start_ns_;
+    std::vector<std::string> warnings;
+    controllers_ = ControllerHost::start(std::move(setup), warnings);
+    for (const auto& line : warnings) {
+      if (logs(LogLevel::warn)) say("rubato: " + line);
+      note(line);
+    }
+  } catch (const std::exception& e) {
+    say(std::string("rubato: the efs / affinity controllers could not start (") + e.what() + "); the run is " +
+        std::string(to_string(settings_.policy.tempo)));
+  }
+}
+
 void LiveSession::fill_energy(Report& r, double wall_s) {
   std::optional<double> modeled;
   if (profile_) {
@@ -291,7 +326,7 @@ void LiveSession::fill_energy(Report& r, double wall_s) {
       for (Level l = 0; l < ladder.levels() && static_cast<std::size_t>(l) < w.busy_s_at_level.size(); ++l) {
         // A dry run changes nothing: the code ran at the machine's speed.
         const double hz = freq_->changes_speed() ? ladder.hz(l) : machine_max_hz_;
-        const double busy = w.busy_s_at_level[static_cast<std::size_t>(l)] + freq_->added_busy_s(w.id, l);
+        const double busy = w.busy_s_at_level[static_cast<std::size_t>(l)];  // emulated stretch included
         if (busy > 0) core.busy_s_at_hz.emplace_back(hz, busy);
       }
       activity.cores.push_back(std::move(core));
@@ -318,12 +353,17 @@ void LiveSession::fill_energy(Report& r, double wall_s) {
 void LiveSession::write_report(Report& r) {
   if (settings_.report.empty()) return;
   const std::string path = expand_path_pattern(settings_.report, identity_.pid, identity_.host, identity_.rank);
-  std::FILE* f = std::fopen(path.c_str(), "w");
-  const std::string text = f ? to_json(r) : std::string();
-  const bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  std::string why;
+  std::FILE* f = open_output_file(path, why);
+  if (!f) {
+    say("rubato: cannot write the report to " + why + " (RUBATO_REPORT)");
+    return;
+  }
+  const std::string text = to_json(r);
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
   const int err = errno;
-  if (f && std::fclose(f) != 0 && ok) {
-    say("rubato: cannot write the report to '" + path + "': " + std::strerror(errno));
+  if (std::fclose(f) != 0 && ok) {
+    say("rubato: cannot write the report to '" + path + "': " + std::strerror(errno) + " (RUBATO_REPORT)");
     return;
   }
   if (!ok) {
@@ -365,9 +405,22 @@ const Report& LiveSession::finish() noexcept {
     for (WorkerReport& w : r.workers) {
       ++workers_seen;
       w.core = w.id < settings_.max_workers ? worker_bound_[w.id].load(std::memory_order_relaxed) : -1;
-      for (Level l = 0; l < kMaxLevels; ++l) w.emulated_delay_s += freq_->added_busy_s(w.id, l);
+      // The emulator's stretch is time the worker really ran at that level (as
+      // a slower clock would have taken it): it belongs in busy_s_at_level,
+      // and emulated_delay_s says how much of it was emulated.
+      for (Level l = 0; l < kMaxLevels; ++l) {
+        const double added = freq_->added_busy_s(w.id, l);
+        if (added <= 0) continue;
+        w.emulated_delay_s += added;
+        w.busy_s += added;
+        if (static_cast<std::size_t>(l) < w.busy_s_at_level.size()) w.busy_s_at_level[static_cast<std::size_t>(l)] += added;
+      }
     }
     r.workers_requested = workers_seen;
+    if (controllers_) {  // let every parked worker go and put moved threads back first
+      controllers_->stop();
+      controllers_->fill_report(r);
+    }
     for (DomainReport& d : r.domains) {
       if (d.id < layout_.cpus_of_domain.size()) d.cpus = layout_.cpus_of_domain[d.id];
       d.applied_transitions = freq_->applied_transitions(d.id);
@@ -376,6 +429,7 @@ const Report& LiveSession::finish() noexcept {
     if (freq_->name() == "emulated")
       r.notes.push_back("frequencies are emulated (busy work after each task segment); energy is a model");
     const RestoreOutcome restored = freq_->restore();
+    for (const auto& line : freq_->run_notes()) r.notes.push_back(line);
     for (const auto& line : restored.failed) {
       r.notes.push_back("restore failed: " + line);
       say("rubato: restore failed: " + line + " (run `rubato restore`)");
@@ -396,13 +450,44 @@ const Report& LiveSession::finish() noexcept {
 
 }  // namespace
 
+namespace {
+
+// Directories are checked where they are used, once: a missing profile
+// directory falls back to the installed ones; a missing sysfs root is kept
+// (never replaced by the real /sys: a fake tree's typo must not turn into
+// control of the machine), so nothing is found there to control.
+void check_directories(Settings& s) {
+  std::error_code ec;
+  if (!s.profile_dir.empty() && !std::filesystem::is_directory(s.profile_dir, ec)) {
+    say("rubato: RUBATO_PROFILE_DIR='" + s.profile_dir.substr(0, 200) +
+        "' is not a directory; accepted: a directory path; using the installed profile directories");
+    s.profile_dir.clear();
+  }
+  if (!std::filesystem::is_directory(s.sysfs_root, ec))
+    say("rubato: RUBATO_SYSFS_ROOT='" + s.sysfs_root.substr(0, 200) +
+        "' is not a directory; accepted: an existing directory path; the sysfs and powercap back-ends find "
+        "nothing there");
+}
+
+}  // namespace
+
 std::unique_ptr<Session> Session::open(const Environment& env, SessionInfo info) {
+  // A setuid/setgid or file-capability program: its environment comes from a
+  // less privileged user, who must not choose what a privileged process reads
+  // (RUBATO_CONFIG) or writes (RUBATO_REPORT, RUBATO_TRACE, RUBATO_STATE_DIR,
+  // RUBATO_SYSFS_ROOT). rubato stays out (tests/RELIABILITY.md, "Security").
+  if (::getauxval(AT_SECURE) != 0) {
+    say("rubato: not started: this program runs in secure-execution mode (setuid, setgid or file capabilities), "
+        "where RUBATO_* settings from the environment are not trusted");
+    return nullptr;
+  }
   try {
     Diagnostics diag;
     Settings settings = load_settings(env, diag);
     if (settings.log != "error")
       for (const auto& line : diag.lines) say(line);
     if (!settings.enabled) return nullptr;
+    check_directories(settings);
     auto session = std::make_unique<LiveSession>(std::move(settings), std::move(info), env);
     std::string why;
     if (!session->start(why)) {

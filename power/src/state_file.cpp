@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <sstream>
 
 namespace rubato {
@@ -51,6 +52,47 @@ bool is_policy_dir(const std::string& dir, const std::string& root) {
   if (rest.rfind("cpufreq/policy", 0) == 0) return all_digits(rest.substr(14));
   if (rest.rfind("cpu", 0) == 0 && rest.ends_with("/cpufreq")) return all_digits(rest.substr(3, rest.size() - 3 - 8));
   return false;
+}
+
+// FNV-1a over the file's bytes before its "check" line: a state file damaged
+// on disk is refused rather than written into cpufreq.
+std::uint64_t checksum(std::string_view bytes) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+std::string checksum_hex(std::string_view bytes) {
+  const std::uint64_t h = checksum(bytes);
+  std::string raw(8, '\0');
+  for (int i = 0; i < 8; ++i) raw[static_cast<std::size_t>(i)] = static_cast<char>((h >> (56 - 8 * i)) & 0xff);
+  return hex(raw);
+}
+
+// The policy directory as the kernel resolves it must still lie in the root's
+// cpu tree: a symlink inside a (fake) tree that leads out of it is refused.
+// Real sysfs passes: policyN is a directory, cpuN/cpufreq links to ../cpufreq/policyN.
+// A directory that does not exist (an offline CPU) passes the lexical check
+// alone: files are opened without O_CREAT, so nothing can be written there.
+bool resolves_inside(const std::string& dir, const std::string& root, std::string& why) {
+  using Resolved = std::unique_ptr<char, decltype(&std::free)>;
+  Resolved real_dir(::realpath(dir.c_str(), nullptr), &std::free);
+  if (!real_dir) {
+    if (errno == ENOENT) return true;
+    why = "'" + dir + "' cannot be resolved: " + std::strerror(errno);
+    return false;
+  }
+  Resolved real_root(::realpath(root.c_str(), nullptr), &std::free);
+  if (!real_root) {
+    why = "'" + root + "' cannot be resolved: " + std::strerror(errno);
+    return false;
+  }
+  const std::string base = std::string(real_root.get()) + "/devices/system/cpu/";
+  if (std::string_view(real_dir.get()).rfind(base, 0) != 0) {
+    why = "'" + dir + "' leads to '" + real_dir.get() + "', outside " + base;
+    return false;
+  }
+  return true;
 }
 
 bool printable(std::string_view s) {
@@ -103,23 +145,28 @@ std::string encode_state(const MachineState& s) {
     out << "policy " << p.dir << "\n";
     for (std::size_t i = 0; i < p.content.size(); ++i) out << "file " << kCpufreqControlFiles[i] << " " << hex(p.content[i]) << "\n";
   }
-  out << "end\n";
-  return out.str();
+  std::string text = out.str();
+  text += "check " + checksum_hex(text) + "\nend\n";
+  return text;
 }
 
 std::optional<MachineState> decode_state(std::string_view text, std::string& why) {
   MachineState s;
-  bool ended = false;
-  std::size_t line_no = 0;
+  bool ended = false, checked = false;
+  std::size_t line_no = 0, offset = 0, next = 0;
+  const std::string_view all = text;
   auto fail = [&](const std::string& what) {
-    why = "line " + std::to_string(line_no) + ": " + what;
+    why = "line " + std::to_string(line_no) + " (offset " + std::to_string(offset) + "): " + what;
     return std::nullopt;
   };
   while (!text.empty()) {
     const std::size_t nl = text.find('\n');
     const std::string_view line = text.substr(0, nl);
     text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
+    offset = next;
+    next += line.size() + 1;
     ++line_no;
+    if (nl == std::string_view::npos) return fail("truncated (the last line has no newline)");
     if (line_no == 1) {
       if (line != kMagic) return fail("not a rubato state file");
       continue;
@@ -128,6 +175,7 @@ std::optional<MachineState> decode_state(std::string_view text, std::string& why
     const std::size_t sp = line.find(' ');
     const std::string_view key = line.substr(0, sp);
     const std::string_view value = sp == std::string_view::npos ? std::string_view{} : line.substr(sp + 1);
+    if (checked && key != "end") return fail("text after the checksum");
     if (key == "root") s.sysfs_root = value;
     else if (key == "pid") {
       const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), s.pid);
@@ -144,11 +192,18 @@ std::optional<MachineState> decode_state(std::string_view text, std::string& why
       std::string bytes;
       if (sp2 == std::string_view::npos || !unhex(value.substr(sp2 + 1), bytes)) return fail("bad content encoding");
       p.content.push_back(std::move(bytes));
-    } else if (key == "end") ended = true;
-    else if (!line.empty()) return fail("unknown key '" + std::string(key) + "'");
+    } else if (key == "check") {
+#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION  // fuzzing: mutated inputs reach the rest of the parser
+      if (value != checksum_hex(all.substr(0, offset))) return fail("checksum mismatch: the file is damaged");
+#endif
+      checked = true;
+    } else if (key == "end") {
+      if (!checked) return fail("no checksum before 'end'");
+      ended = true;
+    } else if (!line.empty()) return fail("unknown key '" + std::string(key) + "'");
   }
   if (!ended) {
-    why = "truncated (no 'end' line)";
+    why = "truncated at offset " + std::to_string(all.size()) + " (no 'end' line)";
     return std::nullopt;
   }
   return s;
@@ -164,6 +219,7 @@ bool validate_state(const MachineState& s, const std::string& sysfs_root, std::s
       why = "'" + p.dir + "' is not a cpufreq policy directory under " + sysfs_root;
       return false;
     }
+    if (!resolves_inside(p.dir, sysfs_root, why)) return false;
     if (p.content.size() != std::size(kCpufreqControlFiles)) {
       why = p.dir + ": expected " + std::to_string(std::size(kCpufreqControlFiles)) + " saved files";
       return false;

@@ -3,8 +3,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <set>
 
 #include "rubato/power/restore_guard.hpp"
@@ -162,11 +164,29 @@ bool SysfsFrequency::take_control(std::size_t p, std::string& why) {
 }
 
 bool SysfsFrequency::apply(DomainId domain, double hz) {
-  if (plan_ && plan_->restored()) return true;  // machine given back (signal): write nothing more
+  if (degraded()) return true;  // a dry run since a write failed
   if (domain >= policy_of_domain_.size() || policy_of_domain_[domain] < 0) return true;
   const auto p = static_cast<std::size_t>(policy_of_domain_[domain]);
   const auto& info = topology_.clock_domains[p];
-  return write_frequency(p, cpufreq_target_khz(info, hz, min_khz_[p], max_khz_[p]));
+  if (plan_ && !plan_->begin_write()) return true;  // machine given back (signal): write nothing more
+  const bool written = write_frequency(p, cpufreq_target_khz(info, hz, min_khz_[p], max_khz_[p]));
+  const int err = errno;
+  if (plan_) plan_->end_write();
+  if (written) return true;
+  // EACCES, EBUSY, EINVAL, ENOENT...: the driver or the system took the file
+  // away mid-run. Retrying each decision would repeat the failure (and the
+  // message); the run goes on with frequencies where they are.
+  degraded_note_ = name_ + ": setting " + info.policy_dir + " failed (" + std::strerror(err) +
+                   "); degraded to dry-run: decisions are recorded, frequencies no longer change; the saved "
+                   "state is restored at exit";
+  degraded_.store(true, std::memory_order_release);
+  std::fprintf(stderr, "rubato: %s\n", degraded_note_.c_str());
+  return false;
+}
+
+std::vector<std::string> SysfsFrequency::run_notes() const {
+  if (!degraded()) return {};
+  return {degraded_note_};
 }
 
 bool SysfsFrequency::write_frequency(std::size_t p, long long khz) {

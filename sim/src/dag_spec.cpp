@@ -97,7 +97,8 @@ PhaseKind kind_of(std::string_view name, const PhaseParser& p) {
   if (name == "split") return PhaseKind::split;
   if (name == "chain") return PhaseKind::chain;
   if (name == "serial") return PhaseKind::serial;
-  p.fail(name, "expected a kind: fib, loop, dc, split, chain, serial or pbbs");
+  if (name == "mem") return PhaseKind::mem;
+  p.fail(name, "expected a kind: fib, loop, dc, split, chain, serial, mem or pbbs");
 }
 
 const char* keys_of(PhaseKind k) {
@@ -108,6 +109,7 @@ const char* keys_of(PhaseKind k) {
     case PhaseKind::split: return "grain, item, part, skew, filter";
     case PhaseKind::chain: return "work";
     case PhaseKind::serial: return "work";
+    case PhaseKind::mem: return "tasks, work, solo";
   }
   return "";
 }
@@ -122,6 +124,7 @@ PhaseSpec defaults_for(PhaseKind k) {
     case PhaseKind::split: s.grain = 1000; s.work.ns = 10; s.node.ns = 2; s.skew = 0.5; break;
     case PhaseKind::chain: s.work.ns = 10e3; break;
     case PhaseKind::serial: break;
+    case PhaseKind::mem: s.work.ns = 1e9; s.bus = 1; break;
   }
   return s;
 }
@@ -133,7 +136,8 @@ void set_main(PhaseSpec& s, std::string_view v, const PhaseParser& p) {
     case PhaseKind::fib: s.n = p.count("N", v, 0, 90); break;
     case PhaseKind::loop:
     case PhaseKind::split:
-    case PhaseKind::chain: s.n = p.count("N", v, 0, kMaxCount); break;
+    case PhaseKind::chain:
+    case PhaseKind::mem: s.n = p.count("N", v, 0, kMaxCount); break;
     case PhaseKind::serial: s.work = p.amount("T", v); break;
     case PhaseKind::dc: p.fail(v, "dc takes no bare value; expected key=value (depth, fanout, leaf, pre, post)");
   }
@@ -143,7 +147,7 @@ void set_key(PhaseSpec& s, std::string_view key, std::string_view v, const Phase
   // Keys every kind accepts.
   if (key == "jitter") { s.jitter = p.number(key, v, 0, 1); return; }
   if (key == "beta") { s.beta = p.number(key, v, 0, 1); return; }
-  if (key == "bus") { s.bus = p.number(key, v, 0, 1); return; }
+  if (key == "bus" || key == "solo") { s.bus = p.number(key, v, 0, 1); return; }
   if (key == "seed") { s.seed = static_cast<std::uint64_t>(p.count(key, v, 0, 1e15)); return; }
   if (key == "rep") { s.rep = static_cast<int>(p.count(key, v, 1, 1e6)); return; }
   switch (s.kind) {
@@ -185,15 +189,19 @@ void set_key(PhaseSpec& s, std::string_view key, std::string_view v, const Phase
     case PhaseKind::serial:
       if (key == "work") { s.work = p.amount(key, v); return; }
       break;
+    case PhaseKind::mem:
+      if (key == "work") { s.work = p.amount(key, v); return; }
+      if (key == "tasks") { s.n = p.count(key, v, 0, kMaxCount); return; }
+      break;
   }
-  p.fail(key, std::string("unknown key; expected ") + keys_of(s.kind) + ", jitter, beta, bus, seed or rep");
+  p.fail(key, std::string("unknown key; expected ") + keys_of(s.kind) + ", jitter, beta, bus/solo, seed or rep");
 }
 
 PhaseSpec parse_phase(std::string_view text, std::size_t index) {
   const PhaseParser p(text, index);
   const auto items = split_on(text, ':');
   const std::string_view name = trim(items.front());
-  if (name.empty()) p.fail(text, "expected a kind: fib, loop, dc, split, chain, serial or pbbs");
+  if (name.empty()) p.fail(text, "expected a kind: fib, loop, dc, split, chain, serial, mem or pbbs");
   PhaseSpec s = defaults_for(kind_of(name, p));
   s.text = std::string(text);
   bool main_seen = false;
@@ -203,7 +211,7 @@ PhaseSpec parse_phase(std::string_view text, std::size_t index) {
     const auto eq = item.find('=');
     if (eq == std::string_view::npos) {
       if (main_seen || i != 1 || !has_main_argument(s.kind))
-        p.fail(item, std::string("expected key=value (") + keys_of(s.kind) + ", jitter, beta, bus, seed, rep)");
+        p.fail(item, std::string("expected key=value (") + keys_of(s.kind) + ", jitter, beta, bus/solo, seed, rep)");
       set_main(s, item, p);
       main_seen = true;
       continue;
@@ -212,6 +220,7 @@ PhaseSpec parse_phase(std::string_view text, std::size_t index) {
     const std::string_view value = trim(item.substr(eq + 1));
     if (value.empty()) p.fail(item, "expected a value after '='");
     set_key(s, key, value, p);
+    if (s.kind == PhaseKind::mem && key == "tasks") main_seen = true;  // mem:tasks=N is mem:N
   }
   if (!main_seen && has_main_argument(s.kind)) {
     if (s.kind == PhaseKind::serial && (s.work.ns > 0 || s.work.cycles > 0)) return s;

@@ -49,14 +49,26 @@ Report make_report(const Simulation& sim, const std::string& workload, const std
   rep.parameters["profile_window"] = std::to_string(o.engine.profile_window);
   rep.parameters["sample_interval_s"] = text(static_cast<double>(o.engine.sample_interval_ns) * 1e-9);
   rep.parameters["contention"] = o.contention && o.contention->active() ? "model" : "none";
+  if (o.engine.policy.efs) {
+    rep.parameters["control_interval_s"] = text(o.control_interval_s);
+    rep.parameters["throttle"] = to_string(o.throttle);
+  }
   rep.binding = "static";
   rep.workers_requested = static_cast<int>(o.workers);
   rep.wall_s = static_cast<double>(r.makespan_ns) * 1e-9;
   rep.energy.available = true;
   rep.energy.joules = r.energy_j;
   rep.energy.source = "simulated:" + p.name;
-  for (WorkerReport& w : rep.workers)
+  for (WorkerReport& w : rep.workers) {
     if (w.id < r.worker_core.size()) w.core = r.worker_core[w.id];
+    if (w.id < r.core_time.size()) {
+      std::uint64_t halted = 0;
+      for (const CoreTime& t : r.core_time[w.id]) halted += t.halted_ns;
+      w.throttled_s = static_cast<double>(halted) * 1e-9;
+    }
+  }
+  for (const ThrottleChange& c : r.throttle_events)
+    rep.throttle_events.push_back({static_cast<double>(c.t_ns) * 1e-9, c.worker, c.parked, c.reason});
   for (DomainReport& d : rep.domains) {
     const int per = p.cores_per_domain > 0 ? p.cores_per_domain : 1;
     for (int c = static_cast<int>(d.id) * per; c < static_cast<int>(d.id + 1) * per && c < p.cores; ++c) d.cpus.push_back(c);
@@ -71,6 +83,10 @@ Report make_report(const Simulation& sim, const std::string& workload, const std
   rep.external["sim.peak_live_frames"] = static_cast<double>(r.peak_live_frames);
   rep.external["sim.core_energy_j"] = r.core_energy_j;
   rep.external["sim.uncore_energy_j"] = r.uncore_energy_j;
+  if (r.eq13_energy_j >= 0) rep.external["sim.eq13_energy_j"] = r.eq13_energy_j;  // seed 001 Eq. 13, system power
+  for (std::size_t n = 0; n < r.busy_count_ns.size(); ++n)
+    if (r.busy_count_ns[n]) rep.external["sim.busy_cores_" + std::to_string(n) + "_s"] = static_cast<double>(r.busy_count_ns[n]) * 1e-9;
+  if (o.engine.policy.efs) rep.external["sim.control_steps"] = static_cast<double>(r.control_steps);
   return rep;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <optional>
 #include <stdexcept>
 
 #include "core_meter.hpp"
@@ -10,12 +11,16 @@
 #include "frame_pool.hpp"
 #include "rng.hpp"
 #include "rubato/core/clock.hpp"
+#include "rubato/core/counter_sample.hpp"
+#include "rubato/core/efs_controller.hpp"
+#include "rubato/core/efs_model.hpp"
 #include "rubato/power/power_model.hpp"
 #include "work_deque.hpp"
 
 namespace rubato::sim {
 
 const char* to_string(SpawnModel m) noexcept { return m == SpawnModel::cilk ? "cilk" : "omp"; }
+const char* to_string(ThrottleMode m) noexcept { return m == ThrottleMode::preempt ? "preempt" : "task"; }
 
 namespace {
 
@@ -23,7 +28,8 @@ using detail::EventKind;
 
 std::uint64_t to_ns(double s) { return static_cast<std::uint64_t>(std::llround(std::max(0.0, s) * 1e9)); }
 
-enum class WorkerState : std::uint8_t { working, stealing, parked };
+// parked: out of work while every deque is empty; throttled: stopped by the efs controller.
+enum class WorkerState : std::uint8_t { working, stealing, parked, throttled };
 
 struct Worker {
   WorkerId id = 0;
@@ -43,6 +49,11 @@ struct Worker {
   // Stealing.
   WorkerId victim = 0;
   std::uint64_t park_phase = 0;  // parked: attempts end at park_phase + k * steal_cost
+  // efs.
+  bool throttled = false;   // the controller holds it back (it stops per ThrottleMode)
+  bool frozen = false;      // stopped mid-segment: `remaining` resumes when it runs again
+  double ctr_accesses = 0;  // this interval's simulated memory accesses
+  std::uint64_t ctr_busy_ns = 0, ctr_mark = 0;
 };
 
 // A clock domain's frequency: requested by the engine, accepted (rate
@@ -88,6 +99,11 @@ struct Simulation::Impl final : TempoActuator {
   void accept(DomainId d);
   void apply(DomainId d);
   void update_speeds();
+  void bank_counters(Worker& w);
+  void control_step();
+  void throttle(Worker& w);
+  void unthrottle(Worker& w);
+  void stop(Worker& w);
   void finalize();
 
   // Engine events, counted.
@@ -117,6 +133,9 @@ struct Simulation::Impl final : TempoActuator {
   bool contention_active = false;
   std::vector<double> scratch_bus, scratch_speed;
   std::vector<WorkerId> scratch_running;
+  std::optional<efs::EfsController> efs;
+  std::uint64_t control_ns = 0;
+  std::uint64_t last_progress_ns = 0;  // a control step last saw a worker run or steal
   bool finished = false, ran = false;
   SimResult result;
 };
@@ -151,6 +170,24 @@ Simulation::Impl::Impl(SimOptions o, const Program& p)
   for (SimDomain& d : domains) d.applied_hz = d.accepted_hz = d.wanted_hz = start_hz;
   meter = detail::CoreMeter(opt.workers, engine->ladder().frequencies_hz(), start_hz);
   contention_active = opt.contention && opt.contention->active();
+
+  if (opt.engine.policy.efs) {
+    const MachineProfile& pr = opt.profile;
+    if (!(pr.memory_accesses_per_s > 0) || pr.active_cores_power_w.empty())
+      throw std::invalid_argument("simulator: efs needs the profile's memory_accesses_per_s (µ, seed 001 Eq. 17) and "
+                                  "active_cores_power_w (P0..Pn, Eq. 13); profile '" + pr.name +
+                                  "' lacks them (i5-2500 has both)");
+    if (!(opt.control_interval_s >= 1e-6)) throw std::invalid_argument("simulator: the control interval must be at least 1us");
+    efs::ControllerParams cp;
+    cp.accesses_per_s = pr.memory_accesses_per_s;
+    cp.power_w = pr.active_cores_power_w;
+    cp.cores = static_cast<int>(opt.workers);
+    cp.control_interval_s = opt.control_interval_s;
+    cp.pooled_work = true;  // a runtime's workers share the program's tasks
+    efs.emplace(std::move(cp));
+    for (const Worker& w : workers) efs->add_target(w.id, 0);
+    control_ns = to_ns(opt.control_interval_s);
+  }
 }
 
 // ---- frequency ------------------------------------------------------------------
@@ -204,6 +241,7 @@ void Simulation::Impl::schedule_segment_end(Worker& w) {
 }
 
 void Simulation::Impl::start_segment(Worker& w, double ref_ns) {
+  bank_counters(w);
   w.in_segment = true;
   w.remaining = ref_ns;
   w.mark = now;
@@ -215,6 +253,7 @@ void Simulation::Impl::start_segment(Worker& w, double ref_ns) {
 }
 
 void Simulation::Impl::end_segment(Worker& w) {
+  bank_counters(w);
   w.in_segment = false;
   w.remaining = 0;
   meter.set_busy(w.id, false, now);
@@ -245,7 +284,8 @@ void Simulation::Impl::update_speeds() {
     Worker& w = workers[scratch_running[i]];
     const double s = std::clamp(scratch_speed[i], 1e-6, 1.0);
     if (s == w.speed) continue;
-    // Bank progress at the old speed first.
+    // Bank progress (and memory traffic) at the old speed first.
+    bank_counters(w);
     w.remaining = std::max(0.0, w.remaining - static_cast<double>(now - w.mark) * w.rate);
     w.mark = now;
     w.speed = s;
@@ -292,6 +332,7 @@ void Simulation::Impl::resume(Worker& w, Frame* f) {
 void Simulation::Impl::dispatch(Worker& w) {
   while (!finished) {
     if (!w.current) {
+      if (w.throttled) return stop(w);  // a task scheduling point
       if (!take_local_work(w)) return look_for_victims(w);
       continue;
     }
@@ -461,6 +502,90 @@ void Simulation::Impl::wake_all() {
   }
 }
 
+// ---- efs throttling -------------------------------------------------------------
+
+// The simulated counters: a segment at speed s with solo utilisation b keeps
+// s b of the bus busy (Eq. 4), i.e. µ s b accesses per second.
+void Simulation::Impl::bank_counters(Worker& w) {
+  if (!efs) return;
+  if (w.in_segment) {
+    const std::uint64_t dt = now - w.ctr_mark;
+    const double b = w.current->shape->work_class().bus;
+    const double u = contention_active ? w.speed * opt.contention->solo_in_model(b) : 0.0;
+    w.ctr_accesses += opt.profile.memory_accesses_per_s * u * static_cast<double>(dt) * 1e-9;
+    w.ctr_busy_ns += dt;
+  }
+  w.ctr_mark = now;
+}
+
+void Simulation::Impl::control_step() {
+  counters::CounterSample sample;
+  sample.elapsed_s = static_cast<double>(control_ns) * 1e-9;
+  double chip = 0;
+  for (Worker& w : workers) {
+    bank_counters(w);
+    counters::ThreadCounts& t = sample.thread_or_add(w.id);
+    t.busy_s = static_cast<double>(w.ctr_busy_ns) * 1e-9;
+    t.mem_reads = w.ctr_accesses;
+    chip += w.ctr_accesses;
+    w.ctr_accesses = 0;
+    w.ctr_busy_ns = 0;
+  }
+  sample.chip.mem_accesses = chip;
+  sample.chip.mem_writes = 0.0;
+  const efs::ControlStep step = efs->step(sample, static_cast<double>(now) * 1e-9);
+  ++result.control_steps;
+  for (const efs::TargetChange& c : step.changes) {
+    Worker& w = workers[c.id];
+    result.throttle_events.push_back({now, w.id, c.parked, c.reason});
+    if (c.parked) throttle(w);
+    else unthrottle(w);
+  }
+  // A controller that keeps every worker with work stopped would stall the run.
+  for (const Worker& w : workers)
+    if (w.in_segment || w.state == WorkerState::stealing) last_progress_ns = now;
+  if (now - last_progress_ns > 1000 * control_ns + to_ns(efs->wait_bound_s()))
+    throw std::logic_error("simulator: no task progress for " + std::to_string((now - last_progress_ns) / 1000000) +
+                           " ms under efs");
+  events.push(now + control_ns, EventKind::control, 0);
+}
+
+void Simulation::Impl::throttle(Worker& w) {
+  if (w.throttled) return;
+  w.throttled = true;
+  if (opt.throttle == ThrottleMode::task && w.in_segment) return;  // stops at its next task scheduling point
+  stop(w);
+}
+
+void Simulation::Impl::stop(Worker& w) {
+  if (w.in_segment) {
+    bank_counters(w);
+    w.remaining = std::max(0.0, w.remaining - static_cast<double>(now - w.mark) * w.rate);
+    w.mark = now;
+    w.in_segment = false;
+    w.frozen = true;
+    if (contention_active) update_speeds();
+  } else if (w.state == WorkerState::parked) {
+    parked.erase(std::find(parked.begin(), parked.end(), w.id));
+  }
+  ++w.gen;  // its segment end or steal attempt no longer happens
+  w.state = WorkerState::throttled;
+  meter.set_state(w.id, detail::CoreMeter::State::halted, now);
+}
+
+void Simulation::Impl::unthrottle(Worker& w) {
+  if (!w.throttled) return;
+  w.throttled = false;
+  if (w.state != WorkerState::throttled) return;  // task mode: it had not reached a scheduling point
+  w.state = WorkerState::working;
+  meter.set_state(w.id, detail::CoreMeter::State::idle, now);
+  if (w.frozen) {
+    w.frozen = false;
+    return start_segment(w, w.remaining);
+  }
+  dispatch(w);
+}
+
 // ---- the run --------------------------------------------------------------------
 
 void Simulation::Impl::run() {
@@ -477,6 +602,7 @@ void Simulation::Impl::run() {
   workers[0].current = f;
   ev_task_begin(workers[0]);
   for (Worker& w : workers) dispatch(w);
+  if (efs) events.push(control_ns, EventKind::control, 0);
 
   while (!finished) {
     if (events.empty()) throw std::logic_error("simulator: no pending event before the program finished");
@@ -500,6 +626,7 @@ void Simulation::Impl::run() {
       }
       case EventKind::dvfs_accept: accept(e.target); break;
       case EventKind::dvfs_apply: apply(e.target); break;
+      case EventKind::control: control_step(); break;
     }
   }
   finalize();
@@ -513,13 +640,27 @@ void Simulation::Impl::finalize() {
   }
   meter.close(now);
   result.core_time = meter.times();
-  result.core_energy_j = 0;
+  result.core_energy_j = 0;  // halted cores add nothing (Eq. 13)
   for (const auto& core : result.core_time)
     for (const CoreTime& t : core)
       result.core_energy_j += power.busy_w(t.hz) * static_cast<double>(t.busy_ns) * 1e-9 +
                               power.idle_w(t.hz) * static_cast<double>(t.idle_ns) * 1e-9;
   result.uncore_energy_j = opt.profile.uncore_w * static_cast<double>(result.makespan_ns) * 1e-9;
   result.energy_j = result.core_energy_j + result.uncore_energy_j;
+  result.busy_count_ns = meter.busy_count_ns();
+  if (!opt.profile.active_cores_power_w.empty()) {
+    const efs::PowerTable table(opt.profile.active_cores_power_w);
+    result.eq13_energy_j = 0;
+    for (std::size_t n = 0; n < result.busy_count_ns.size(); ++n) {
+      if (!result.busy_count_ns[n]) continue;
+      const auto w = table.power_w(static_cast<int>(n));
+      if (!w) {  // more cores busy than the table describes
+        result.eq13_energy_j = -1;
+        break;
+      }
+      result.eq13_energy_j += *w * static_cast<double>(result.busy_count_ns[n]) * 1e-9;
+    }
+  }
   result.applied_transitions.clear();
   for (const SimDomain& d : domains) result.applied_transitions.push_back(d.applied_transitions);
   result.tasks = pool.made();

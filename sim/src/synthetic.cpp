@@ -233,6 +233,11 @@ Program build_synthetic(const DagSpec& spec, double reference_hz, double default
       case PhaseKind::serial:
         phase = {own(std::make_unique<SerialShape>(wc, p.jitter, p.seed, work)), 0, 0};
         break;
+      case PhaseKind::mem:  // N tasks of `work` spawned one after another by one task, then joined
+        if (p.n >= (std::int64_t{1} << 32) - 2)
+          throw std::invalid_argument("synthetic DAG: '" + p.text + "': mem may have at most 2^32 - 2 tasks");
+        phase = {own(std::make_unique<LoopShape>(wc, p.jitter, p.seed, work, 1, true)), 0, p.n};
+        break;
     }
     for (int r = 0; r < p.rep; ++r) phases.push_back(phase);
   }

@@ -49,6 +49,8 @@ void ArenaObserver::start(const Environment& env, EventLevel level) noexcept {
       say("rubato: RUBATO_TRACE is not supported by the TBB front-end; no trace is recorded");
       session_->note("tbb: RUBATO_TRACE is not supported by the TBB front-end; no trace was recorded");
     }
+    if (session_->settings().policy.efs) throttle_ = std::make_unique<ConcurrencyActuator>();
+    session_->start_controllers(throttle_.get());
     publish(*frontend_);
     observe(true);  // the calling thread's entry, if it is in the arena, is notified from here
   } catch (...) {
@@ -56,6 +58,7 @@ void ArenaObserver::start(const Environment& env, EventLevel level) noexcept {
     if (frontend_) retract(*frontend_);
     frontend_.reset();
     session_.reset();
+    throttle_.reset();
     release_frontend();
   }
 }

@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 
+#include "concurrency_actuator.hpp"
 #include "frontend.hpp"
 #include "rubato/core/report.hpp"
 #include "rubato/core/settings.hpp"
@@ -34,6 +35,7 @@ class ArenaObserver final : public ::tbb::task_scheduler_observer {
   void start(const Environment& env, EventLevel level) noexcept;
   void add_notes() noexcept;
 
+  std::unique_ptr<ConcurrencyActuator> throttle_;  // efs's actuator; outlives the session's controllers
   std::unique_ptr<Session> session_;
   std::unique_ptr<Frontend> frontend_;
   std::mutex finish_mutex_;

@@ -88,21 +88,27 @@ task_scope::task_scope(worker_index spawner) noexcept {
   const ScopeEntry e = enter_scope();
   if (!e.fe) return;
   ThreadRecord& t = *e.t;
+  // A pop inside one of this thread's scopes follows its last segment end
+  // (see open_segment); the first scope of a thread back from the scheduler's
+  // loop, or a steal, does not.
+  bool follows_last_end = t.scopes > 1;
   if (spawner == e.w) {
     e.fe->engine.pop(e.w);
     ++t.pops;
-  } else if (spawner != no_worker) {
-    e.fe->engine.steal(e.w, spawner);
+  } else {
+    if (spawner != no_worker) e.fe->engine.steal(e.w, spawner);
+    follows_last_end = false;
   }
   t.idle = false;
   // A task started inside a still-open segment: its parent runs it from a
   // oneTBB wait the drop-ins did not see (e.g. a plain tbb::task_group::wait).
   resumes_segment_ = pause_segment(e);
+  if (resumes_segment_) follows_last_end = true;  // the same instant
   outer_wait_ = t.waiting;
   outer_task_base_ = t.task_base;
   t.waiting = nullptr;
   t.task_base = wait_frame{t.pushes, t.pops};
-  open_segment(*e.fe, t, e.w);
+  open_segment(*e.fe, t, e.w, follows_last_end);
   worker_ = e.w;
   generation_ = e.fe->generation;
 }
@@ -115,7 +121,7 @@ task_scope::~task_scope() {
   t.waiting = outer_wait_;
   t.task_base = outer_task_base_;
   if (resumes_segment_)
-    open_segment(*e.fe, t, e.w);
+    open_segment(*e.fe, t, e.w, true);  // the parent resumes at the child's end
   else
     maybe_idle(*e.fe, t, e.w);
 }

@@ -26,6 +26,10 @@ struct alignas(kCacheLine) ThreadRecord {
   std::uint32_t scopes = 0;      // task / wait scopes open on this thread
   bool segment_open = false;
   bool idle = false;             // idle reported since this thread last started a task
+  // The engine time of this thread's last segment end, and whether the next
+  // segment may start at it (see open_segment).
+  bool end_stamp_reusable = false;
+  std::uint64_t last_end_ns = 0;
 };
 
 inline thread_local ThreadRecord t_record;
@@ -65,14 +69,28 @@ inline WorkerId worker_of(Frontend& fe, ThreadRecord& t) noexcept {
   return w;
 }
 
-inline void open_segment(Frontend& fe, ThreadRecord& t, WorkerId w) noexcept {
+// One clock read per task switch. A segment opened with `follows_last_end`
+// starts at the end of the thread's previous segment when nothing since says
+// the thread may have waited: the same instant (a task starting inside an open
+// segment, or its parent resuming), or a task popped from the thread's own
+// queue inside one of its waits — the thread went straight from the last
+// task's end through oneTBB's dispatch to it. Busy time (and the emulator's
+// stretch) then covers that dispatch code, which runs at the worker's
+// frequency too, but never a wait: steals, the end of a wait, a task started
+// from the scheduler's own loop, and anything after maybe_idle found the
+// thread out of work read the clock afresh. A read costs ~25-50 ns on a VM.
+inline void open_segment(Frontend& fe, ThreadRecord& t, WorkerId w, bool follows_last_end = false) noexcept {
   if (fe.dynamic_binding) fe.session.before_task(w);
-  fe.engine.task_begin(w);
+  fe.engine.task_begin(w, follows_last_end && t.end_stamp_reusable ? t.last_end_ns : fe.engine.now_ns());
+  t.end_stamp_reusable = false;
   t.segment_open = true;
 }
 
 inline void close_segment(Frontend& fe, ThreadRecord& t, WorkerId w, bool completed) noexcept {
-  fe.engine.task_end(w, completed);
+  const std::uint64_t now = fe.engine.now_ns();
+  fe.engine.task_end(w, completed, now);
+  t.last_end_ns = now;
+  t.end_stamp_reusable = !fe.engine.segments_stretched();  // the emulator's burn is not the next task's
   if (fe.dynamic_binding) fe.session.after_task(w);
   t.segment_open = false;
 }
@@ -89,10 +107,12 @@ inline void close_segment(Frontend& fe, ThreadRecord& t, WorkerId w, bool comple
 // As in the OMPT front-end, a stolen child that already finished gives a
 // spurious idle; the engine itself treats every thief as idle first.
 inline void maybe_idle(Frontend& fe, ThreadRecord& t, WorkerId w) noexcept {
-  if (t.idle || fe.engine.depth(w) > 0) return;
+  if (fe.engine.depth(w) > 0) return;
   if (const wait_frame* f = t.waiting) {
     if (t.pushes - f->base_pushes <= t.pops - f->base_pops) return;
   }
+  t.end_stamp_reusable = false;  // it may wait from here on
+  if (t.idle) return;
   fe.engine.idle(w);
   t.idle = true;
 }

@@ -91,3 +91,25 @@ TEST_CASE("Engine.Time.BusyTimeAtEachLevel", "[core][engine]") {
   CHECK(st[1].tasks_completed == 0);
   CHECK(st[0].tasks_completed == 1);
 }
+
+// A relay raising a slowed thief mid-task: only the part before the raise ran
+// slow (real DVFS changes the rest of the task, not what already ran).
+TEST_CASE("Engine.Time.SegmentSpanningALevelChangeIsSplit", "[core][engine]") {
+  EngineFixture f(options_for(TempoPolicy::hermes, 2, 2));
+  Engine& e = f.engine;
+  e.worker_begin(0);
+  e.worker_begin(1);
+  e.push(0);
+  e.steal(1, 0);  // thief 1 procrastinates: level 1
+  REQUIRE(e.domain_level(1) == 1);
+  e.task_begin(1);
+  f.clock.advance(300);
+  e.idle(0);  // victim out of work: relay raises thief 1 to level 0 mid-segment
+  REQUIRE(e.domain_level(1) == 0);
+  f.clock.advance(700);
+  e.task_end(1);
+  auto st = e.worker_stats();
+  CHECK(st[1].busy_ns_at_level[1] == 300);
+  CHECK(st[1].busy_ns_at_level[0] == 700);
+  CHECK(st[1].segments == 1);
+}

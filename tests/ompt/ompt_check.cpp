@@ -7,6 +7,7 @@
 // L is the tool's stderr at RUBATO_LOG=debug: its "rubato: worker W is thread
 // TID" lines map OS thread ids to worker indices. Exit 0 when everything
 // matches; otherwise one line per mismatch and exit 1.
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -196,6 +197,20 @@ int run(const Options& o) {
     if (report->backend != "emulated") fail("backend is '" + report->backend + "', expected emulated");
     if (slow_busy <= 0) fail("no busy time below the fastest tempo: thieves were not slowed");
     if (delay <= 0) fail("no emulated delay reported");
+    // Every segment at level l is stretched to f_max/f_l of itself (beta 1), so
+    // the emulated part of busy time at l is (1 - f_l/f_max) of it, and the
+    // report's busy_s_at_level must include it.
+    const auto beta = report->parameters.find("beta");
+    const auto& hz = report->frequencies_hz;
+    if (beta != report->parameters.end() && std::stod(beta->second) == 1.0 && !hz.empty()) {
+      double expected = 0;
+      for (const rubato::WorkerReport& w : report->workers)
+        for (std::size_t l = 1; l < w.busy_s_at_level.size() && l < hz.size(); ++l)
+          expected += w.busy_s_at_level[l] * (1.0 - hz[l] / hz[0]);
+      if (std::abs(delay - expected) > 0.01 * expected + 1e-6)
+        fail("emulated delay " + std::to_string(delay) + " s is not the stretch of the slow busy time (" +
+             std::to_string(expected) + " s expected)");
+    }
   }
   if (o.expect_dry_run) {
     if (report->backend != "dry-run") fail("backend is '" + report->backend + "', expected dry-run");

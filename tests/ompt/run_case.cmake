@@ -8,6 +8,7 @@
 #   -DMODE=no_report       the tool must step aside: no report, EXPECT_STDERR in stderr
 #   -DMODE=report_only     the tool ran and wrote a report matching EXPECT_REPORT (a regex)
 #   -DTRACE=ON             also record and check a trace
+#   -DEXPECT_STDERR_LINES=n  the tool run's stderr has exactly n lines
 foreach(v PROGRAM TOOL WORK MODE)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "run_case.cmake: ${v} is not set")
@@ -44,6 +45,14 @@ message(STATUS "output identical: ${tool_out}")
 
 if(DEFINED EXPECT_STDERR AND NOT tool_err MATCHES "${EXPECT_STDERR}")
   message(FATAL_ERROR "stderr does not match '${EXPECT_STDERR}':\n${tool_err}")
+endif()
+
+if(DEFINED EXPECT_STDERR_LINES)
+  string(REGEX MATCHALL "\n" newlines "${tool_err}")
+  list(LENGTH newlines lines)
+  if(NOT lines EQUAL EXPECT_STDERR_LINES)
+    message(FATAL_ERROR "stderr has ${lines} lines, not ${EXPECT_STDERR_LINES}:\n${tool_err}")
+  endif()
 endif()
 
 if(MODE STREQUAL "no_report")

@@ -19,7 +19,8 @@ namespace {
 // A Session over a local engine: what the mapper needs, nothing of the platform.
 class TestSession final : public Session {
  public:
-  explicit TestSession(EngineOptions o) : engine_(std::move(o), clock, actuator) {}
+  explicit TestSession(EngineOptions o, bool stretch = false)
+      : engine_(std::move(o), clock, stretched(actuator, clock, stretch)) {}
   Engine& engine() noexcept override { return engine_; }
   const Settings& settings() const noexcept override { return settings_; }
   void worker_started(WorkerId w) noexcept override {
@@ -35,6 +36,10 @@ class TestSession final : public Session {
   void note(std::string line) noexcept override { notes.push_back(std::move(line)); }
   void count_error() noexcept override { ++errors; }
   const Report& finish() noexcept override { return report_; }
+  static TempoActuator& stretched(test::RecordingActuator& a, ManualClock& c, bool stretch) {
+    if (stretch) a.stretch_clock = &c;
+    return a;
+  }
 
   ManualClock clock;
   test::RecordingActuator actuator;
@@ -54,8 +59,8 @@ EngineOptions options(TempoPolicy policy = TempoPolicy::baseline, std::size_t wo
 
 // Task and thread data the way libomp hands them out: stable addresses.
 struct Rig {
-  explicit Rig(EngineOptions o = options(), TraceFileWriter* trace = nullptr, MapperOptions mo = {})
-      : session(std::move(o)), mapper(session, trace, session.clock, 0, mo) {}
+  explicit Rig(EngineOptions o = options(), TraceFileWriter* trace = nullptr, MapperOptions mo = {}, bool stretch = false)
+      : session(std::move(o), stretch), mapper(session, trace, session.clock, 0, mo) {}
   ompt_data_t* task() { return &tasks.emplace_back(ompt_data_t{0}); }
   ompt_data_t* thread() { return &threads.emplace_back(ompt_data_t{0}); }
 
@@ -290,6 +295,31 @@ TEST_CASE("Ompt.Mapper.SegmentsCoverImplicitAndExplicitWork", "[ompt][mapper]") 
   CHECK(s.tasks_completed == 1);
   CHECK(rig.session.before == 4);
   CHECK(rig.session.after == 4);
+}
+
+// The emulator burns its stretch after a segment's end was read: the next
+// segment must not start at that (reused) stamp, or it would contain the burn
+// and be stretched again — compounding the requested slowdown.
+TEST_CASE("Ompt.Mapper.EmulatedStretchIsNotPartOfTheNextSegment", "[ompt][mapper]") {
+  std::uint64_t busy[2] = {};
+  for (bool stretch : {false, true}) {
+    Rig rig(options(), nullptr, {}, stretch);
+    ompt_data_t* i0 = nullptr;
+    ompt_data_t* m = rig.master(i0);
+    rig.session.clock.advance(100);
+    ompt_data_t* t = rig.create(m, i0);
+    ompt_data_t* u = rig.create(m, i0);
+    rig.mapper.task_schedule(m, i0, kSwitch, t);  // implicit segment ends (stretched), t's starts
+    rig.session.clock.advance(1000);
+    rig.mapper.task_schedule(m, t, kComplete, i0);
+    rig.mapper.task_schedule(m, i0, kSwitch, u);
+    rig.session.clock.advance(300);
+    rig.mapper.task_schedule(m, u, kComplete, i0);
+    rig.mapper.implicit_task(m, ompt_scope_end, i0, 0, ompt_task_implicit);
+    busy[stretch] = rig.stats(0).busy_ns;
+  }
+  CHECK(busy[0] == 1400);
+  CHECK(busy[1] == busy[0]);
 }
 
 TEST_CASE("Ompt.Mapper.NestedRegionSuspendsTheEnclosingSegment", "[ompt][mapper]") {

@@ -3,13 +3,13 @@ file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 set(common --profile opteron-6378 --dag "fib:14,loop:2000:grain=8:jitter=0.3" --quiet)
 
-if(CASE STREQUAL "SameSeedSameBytes")
-  # A seed reproduces a run bit for bit; the report is the real report format.
+# Runs `rubato simulate ARGN` twice; fails unless both reports are the same
+# bytes and the first contains every string of the list named EXPECT_VAR.
+function(same_bytes_twice expect_var)
   foreach(run a b)
-    execute_process(COMMAND ${RUBATO} simulate ${common} --workers 4 --policy hermes --seed 3 --out ${WORK}/${run}.json
-                    RESULT_VARIABLE rc)
+    execute_process(COMMAND ${RUBATO} simulate ${ARGN} --out ${WORK}/${run}.json RESULT_VARIABLE rc)
     if(NOT rc EQUAL 0)
-      message(FATAL_ERROR "rubato simulate failed (${rc})")
+      message(FATAL_ERROR "rubato simulate ${ARGN} failed (${rc})")
     endif()
   endforeach()
   execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files ${WORK}/a.json ${WORK}/b.json RESULT_VARIABLE same)
@@ -17,12 +17,18 @@ if(CASE STREQUAL "SameSeedSameBytes")
     message(FATAL_ERROR "same seed, different reports")
   endif()
   file(READ ${WORK}/a.json text)
-  foreach(expected "\"frontend\": \"sim\"" "\"source\": \"simulated:opteron-6378\"" "\"name\": \"simulated\"")
+  foreach(expected IN LISTS ${expect_var})
     string(FIND "${text}" "${expected}" at)
     if(at EQUAL -1)
       message(FATAL_ERROR "report lacks ${expected}")
     endif()
   endforeach()
+endfunction()
+
+if(CASE STREQUAL "SameSeedSameBytes")
+  # A seed reproduces a run bit for bit; the report is the real report format.
+  set(expect "\"frontend\": \"sim\"" "\"source\": \"simulated:opteron-6378\"" "\"name\": \"simulated\"")
+  same_bytes_twice(expect ${common} --workers 4 --policy hermes --seed 3)
 elseif(CASE STREQUAL "SweepOneReportPerCombination")
   # 2 worker counts x 2 policies x 2 trials, then `rubato compare` reads them unchanged.
   execute_process(COMMAND ${RUBATO} simulate ${common} --workers 2,4 --policy baseline --policy hermes --trials 2
@@ -37,6 +43,17 @@ elseif(CASE STREQUAL "SweepOneReportPerCombination")
   list(LENGTH rows hermes_rows)
   if(NOT rc EQUAL 0 OR NOT hermes_rows EQUAL 2)
     message(FATAL_ERROR "rubato compare did not normalise both worker counts:\n${csv}")
+  endif()
+elseif(CASE STREQUAL "EfsSameSeedSameBytes")
+  # Contention (solo=) and the efs controller keep a run reproducible bit for bit.
+  set(expect "\"parked\": true" "Eqs. 10, 16" "\"source\": \"simulated:i5-2500\"" "sim.eq13_energy_j")
+  same_bytes_twice(expect --profile i5-2500 --workers 4 --dag "fib:16:work=20us:solo=0.8,mem:4:work=30ms"
+                   --policy hermes+efs --seed 5 --control-interval 1ms --quiet)
+  execute_process(COMMAND ${RUBATO} simulate --profile opteron-6378 --workers 2 --dag mem:2 --policy efs
+                  RESULT_VARIABLE rc ERROR_VARIABLE err)
+  string(FIND "${err}" "memory_accesses_per_s" at)
+  if(NOT rc EQUAL 2 OR at EQUAL -1)
+    message(FATAL_ERROR "expected a usage error: efs on a profile without µ (exit ${rc}): ${err}")
   endif()
 elseif(CASE STREQUAL "BadSpecNamesToken")
   execute_process(COMMAND ${RUBATO} simulate --profile opteron-6378 --workers 2 --dag "loop:1e6:grian=4" --policy hermes

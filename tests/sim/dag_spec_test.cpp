@@ -82,3 +82,24 @@ TEST_CASE("Sim.DagSpec.ErrorsNameTokenAndExpectation", "[sim][dag]") {
   e = error_of("");
   CHECK_THAT(e, Catch::Contains("empty"));
 }
+
+TEST_CASE("Sim.DagSpec.MemInstances", "[sim][dag]") {
+  std::string error;
+  auto s = parse_dag_spec("mem:tasks=4:solo=0.9:work=2s", error);
+  REQUIRE(s);
+  CHECK(s->phases[0].kind == PhaseKind::mem);
+  CHECK(s->phases[0].n == 4);
+  CHECK(s->phases[0].bus == 0.9);
+  CHECK(s->phases[0].work.ns == 2e9);
+  s = parse_dag_spec("mem:3", error);  // defaults: 1 s each, the whole bus
+  REQUIRE(s);
+  CHECK(s->phases[0].n == 3);
+  CHECK(s->phases[0].bus == 1.0);
+  CHECK(s->phases[0].work.ns == 1e9);
+  s = parse_dag_spec("fib:10:solo=0.4", error);  // solo= is bus= on every kind
+  REQUIRE(s);
+  CHECK(s->phases[0].bus == 0.4);
+  CHECK_THAT(error_of("mem:4:solo=1.5"), Catch::Contains("'1.5'") && Catch::Contains("[0, 1]"));
+  CHECK_THAT(error_of("mem:4:grain=2"), Catch::Contains("'grain'") && Catch::Contains("tasks, work, solo"));
+  CHECK_THAT(error_of("mem:work=1s"), Catch::Contains("<kind>:<N>"));
+}

@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "rubato/core/clock.hpp"
 #include "rubato/core/engine.hpp"
 
 namespace rubato::test {
@@ -20,7 +21,14 @@ class RecordingActuator final : public TempoActuator {
   void domain_level_changed(DomainId d, Level level, double hz, std::uint64_t) noexcept override {
     changes.push_back({d, level, hz});
   }
+  // An emulator stand-in when set (before the engine is built): every segment
+  // is followed by as much again of busy work, on this clock.
+  void segment_end(WorkerId, std::uint64_t duration_ns, double, double) noexcept override {
+    if (stretch_clock) stretch_clock->advance(duration_ns);
+  }
+  bool wants_segments() const noexcept override { return stretch_clock != nullptr; }
   std::vector<Change> changes;
+  ManualClock* stretch_clock = nullptr;
 };
 
 inline EngineOptions options_for(TempoPolicy tempo, int levels, std::size_t workers = 8) {

@@ -96,6 +96,15 @@ class Engine {
   void idle(WorkerId w) noexcept;                        // w ran out of work
   void task_begin(WorkerId w) noexcept;                  // a task segment starts on w
   void task_end(WorkerId w, bool completed = true) noexcept;  // ... and ends (completed: not suspended)
+  // The same at a time the front-end read from now_ns(): one clock read can
+  // serve a segment's end and the next one's start (a read costs more than
+  // the rest of the event on some machines).
+  void task_begin(WorkerId w, std::uint64_t now) noexcept;
+  void task_end(WorkerId w, bool completed, std::uint64_t now) noexcept;
+  std::uint64_t now_ns() const noexcept { return clock_.now_ns(); }
+  // True when task_end hands segments to an actuator that may burn time after
+  // the end stamp (the emulator): that stamp must not start the next segment.
+  bool segments_stretched() const noexcept { return segments_to_actuator_; }
 
   // ---- state ---------------------------------------------------------------
   bool valid(WorkerId w) const noexcept { return w < max_workers_; }
@@ -124,6 +133,8 @@ class Engine {
   void raise(WorkerId w) noexcept;                   // UP(w)
   void lower(WorkerId w) noexcept;                   // DOWN(w)
   void publish_domain(DomainId d) noexcept;
+  void note_change(Domain& dom, Level before, std::uint64_t now) noexcept;
+  void account_segment(WorkerId w, Slot& s, std::uint64_t duration_ns, Level lv) noexcept;
   void leave_immediacy_list(WorkerId w) noexcept;    // immediacy relay; list lock held
   void sample_depth(Slot& s, std::uint64_t now) noexcept;
   bool workload_may_slow(WorkerId w) const noexcept;

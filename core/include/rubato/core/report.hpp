@@ -37,11 +37,11 @@ struct WorkerReport {
   std::uint64_t idles = 0;
   std::uint64_t max_depth = 0;
   double mean_depth = 0;
-  std::vector<double> busy_s_at_level;  // index = tempo level
+  std::vector<double> busy_s_at_level;  // index = tempo level; includes emulated_delay_s
   double busy_s = 0;
   double alive_s = 0;             // first to last event
   std::uint64_t level_changes = 0;
-  double emulated_delay_s = 0;    // extra time the emulator burned
+  double emulated_delay_s = 0;    // extra time the emulator burned (part of busy_s, busy_s_at_level)
   double throttled_s = 0;         // time parked by a throttling controller
 };
 
@@ -58,6 +58,15 @@ struct ThrottleEvent {
   double t_s = 0;  // since run start
   WorkerId worker = 0;
   bool parked = false;  // true: parked, false: resumed
+  std::string reason;
+};
+
+// A thread (or a --mix program) moved to another core by the affinity controller.
+struct MigrationEvent {
+  double t_s = 0;  // since run start
+  WorkerId worker = 0;
+  int from_cpu = -1;
+  int to_cpu = -1;
   std::string reason;
 };
 
@@ -91,6 +100,7 @@ struct Report {
   std::vector<WorkerReport> workers;
   std::vector<DomainReport> domains;
   std::vector<ThrottleEvent> throttle_events;
+  std::vector<MigrationEvent> migrations;
   std::uint64_t dropped_events = 0;
   std::uint64_t tool_errors = 0;
   std::vector<std::string> notes;  // degradations, warnings the run produced

@@ -31,6 +31,12 @@ class CpufreqRestorePlan {
   int restore_now() noexcept;
   // True once restore_now() ran (the back-end stops writing from then on).
   bool restored() const noexcept { return done_.load(std::memory_order_acquire); }
+  // The back-end's mid-run writes go between these two: a write does not
+  // begin once a restore has started (begin_write() false: write nothing), and
+  // restore_now() waits, briefly and async-signal-safely, for one in flight,
+  // so no frequency lands after the machine was given back.
+  bool begin_write() noexcept;
+  void end_write() noexcept;
   // After restore_now(): which policy (by index) failed, for messages outside signal context.
   bool policy_failed(std::size_t i) const noexcept { return i < failed_.size() && failed_[i]; }
   std::size_t policies() const noexcept { return dirs_.size(); }
@@ -48,6 +54,8 @@ class CpufreqRestorePlan {
   std::vector<char> failed_;
   std::atomic<bool> started_{false};
   std::atomic<bool> done_{false};
+  std::atomic<int> writers_{0};
+  std::atomic<long> writer_tid_{0};  // the last thread that began a write
 };
 
 // Async-signal-safe file helpers, shared with the sysfs back-end.

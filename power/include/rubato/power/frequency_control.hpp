@@ -48,6 +48,9 @@ class FrequencyControl : public TempoActuator {
   virtual std::uint64_t applied_transitions(DomainId d) const noexcept = 0;
   // Busy time the back-end added to worker `w` at tempo `level` (the emulator's burn), s.
   virtual double added_busy_s(WorkerId /*w*/, Level /*level*/) const noexcept { return 0; }
+  // What went wrong while running (a write the hardware refused, and how the
+  // back-end degraded), one line each for the report's notes.
+  virtual std::vector<std::string> run_notes() const { return {}; }
 };
 
 }  // namespace rubato

@@ -18,6 +18,11 @@ struct LikwidProbe {
   std::string power_why;
 };
 
+// Whether likwid's direct mode (the only one the probe and the back-ends use)
+// can open the MSR device: without it likwid's power and perfmon modules cannot
+// work, and there is no need to fork a probe to learn that.
+bool likwid_msr_access(std::string& why);
+
 // Cached: the first call forks, later calls return the same answer.
 LikwidProbe probe_likwid(double timeout_s = 3.0);
 LikwidProbe probe_likwid_uncached(double timeout_s);

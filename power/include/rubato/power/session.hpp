@@ -13,6 +13,7 @@
 #include "rubato/core/engine.hpp"
 #include "rubato/core/report.hpp"
 #include "rubato/core/settings.hpp"
+#include "rubato/core/throttle_actuator.hpp"
 
 namespace rubato {
 
@@ -40,6 +41,12 @@ class Session {
   // Dynamic binding (seed 000 §3.4): pin around each task; no-ops otherwise.
   virtual void before_task(WorkerId w) noexcept = 0;
   virtual void after_task(WorkerId w) noexcept = 0;
+
+  // Starts the periodic controllers the policy names (efs, affinity) that can
+  // run here (power/controller_host.hpp); those that cannot say why once.
+  // `throttle`: the front-end's actuator for efs, nullptr when it has none; it
+  // must outlive finish(). Call once, before the first worker starts.
+  virtual void start_controllers(ThrottleActuator* /*throttle*/) noexcept {}
 
   // Adds a line to the report's notes (e.g. "steals not observed in preload mode").
   virtual void note(std::string line) noexcept = 0;

@@ -8,6 +8,7 @@
 // finish, at exit, at fatal signals (restore_guard.hpp), or via `rubato restore`.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,9 +43,14 @@ class SysfsFrequency : public FrequencyControl {
     if (records_.valid(domain)) records_.request(domain, level, hz);
   }
 
+  std::vector<std::string> run_notes() const override;
+
   const std::string& state_file() const noexcept { return state_path_; }
   // Writes the frequency now (the applier thread calls this); false on failure.
+  // After the first failed write the back-end degrades to a dry run: it says
+  // so once, records decisions, writes nothing more until restore.
   bool apply(DomainId domain, double hz);
+  bool degraded() const noexcept { return degraded_.load(std::memory_order_acquire); }
   std::uint64_t failed_writes() const noexcept { return applier_ ? applier_->failed_writes() : 0; }
 
  protected:
@@ -70,6 +76,8 @@ class SysfsFrequency : public FrequencyControl {
   std::unique_ptr<CpufreqRestorePlan> plan_;
   std::unique_ptr<RateLimitedApplier> applier_;
   bool restored_ = false;
+  std::string degraded_note_;  // written once, before degraded_ is set
+  std::atomic<bool> degraded_{false};
 };
 
 }  // namespace rubato

@@ -16,6 +16,11 @@ class ContentionModel {
   virtual bool active() const noexcept = 0;
   // speeds[i] in (0, 1] for the segment with solo utilisation solo_bus[i].
   virtual void speeds(std::span<const double> solo_bus, std::span<double> speeds) const = 0;
+  // The solo utilisation the model actually uses for `solo_bus` (a model may
+  // clamp it to its range); a segment running at speed s then occupies
+  // s * solo_in_model(b) of the bus (seed 001 Eq. 4: u_i = b_i t_solo / t_parallel),
+  // which is what the simulated memory counters count.
+  virtual double solo_in_model(double solo_bus) const noexcept { return solo_bus; }
 };
 
 // No shared bottleneck: every task runs as fast as alone.

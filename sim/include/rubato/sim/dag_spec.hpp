@@ -10,9 +10,15 @@
 //   split:N      [grain= item= part= skew= filter=serial|par]  uneven recursive split (quicksort, quickhull)
 //   chain:N      [work=]                                 N tasks one after another (spawn, sync, spawn, ...)
 //   serial:T                                             one task of T
+//   mem:N        [tasks= work= solo=]                    N independent tasks of `work` each (default 1s),
+//                                                        spawned together: seed 001's instances of a
+//                                                        memory-bound program; solo= defaults to 1
+//                                                        (the whole bus, clamped by the EFS model)
 //   pbbs:NAME    knn | ray | sort | compare | hull       PBBS-shaped mixes (pbbs_presets.cpp)
 //   keys every kind accepts: jitter= (work x U[1-j, 1+j]), beta= (frequency-sensitive
-//   fraction, default: the profile's), bus= (solo memory-bus utilisation, seed 001 b_i),
+//   fraction, default: the profile's), bus= or solo= (solo memory-bus utilisation in
+//   [0, 1], seed 001 b_i; default 0 except mem; contention between tasks that use the
+//   bus follows the EFS model, efs_contention.hpp),
 //   seed= (the DAG's own randomness), rep= (run the phase K times)
 //
 // Amounts of work are times at the profile's fastest frequency ("10us", "50ns",
@@ -36,20 +42,20 @@ struct WorkAmount {
   double ns_at(double reference_hz) const noexcept { return ns + cycles / reference_hz * 1e9; }
 };
 
-enum class PhaseKind { fib, loop, dc, split, chain, serial };
+enum class PhaseKind { fib, loop, dc, split, chain, serial, mem };
 
 struct PhaseSpec {
   PhaseKind kind = PhaseKind::serial;
   std::string text;  // the phase as written (for messages and reports)
   // Counts and shape parameters (only those of `kind` are read).
-  std::int64_t n = 0;        // fib N, loop N, split N, chain N
+  std::int64_t n = 0;        // fib N, loop N, split N, chain N, mem N
   std::int64_t grain = 1;    // loop / split leaf size
   int depth = 10;            // dc
   int fanout = 2;            // dc
   bool linear = false;       // loop split=linear
   bool parallel_filter = false;  // split filter=par
   double skew = 0;           // split: child size ratio 0.5 +- skew/2
-  WorkAmount work;           // fib/chain per task, serial total, dc leaf, loop/split per item
+  WorkAmount work;           // fib/chain/mem per task, serial total, dc leaf, loop/split per item
   WorkAmount node;           // fib internal node, dc pre-spawn, split per-item partition
   WorkAmount post;           // dc post-sync
   // Common.

@@ -25,7 +25,15 @@
 //  - A domain's frequency request takes effect transition_latency_s later;
 //    with min_dwell_s > 0, requests closer than that are coalesced (latest wins).
 //  - Energy: each hosted core's busy and idle time at each applied frequency,
-//    times the profile's busy_w / idle_w, plus uncore_w over the makespan.
+//    times the profile's busy_w / idle_w, plus uncore_w over the makespan. A
+//    core whose worker the efs controller stopped is halted and adds nothing
+//    (seed 001 Eq. 13: power counts active cores only). With the profile's
+//    P0..Pn, the Eq. 13 system energy ∫ Power(busy cores) dt is given too.
+//  - Policy efs (seed 001 §4; also hermes+efs): core's efs::EfsController runs
+//    every control interval on simulated counters — each worker's memory
+//    accesses µ ∫ u_i dt (u_i = Eq. 11 speed × b_i, Eq. 4) and busy time, the
+//    chip's total — and says which workers run; `ThrottleMode` says how a
+//    stopped worker stops. Its deque stays open to thieves.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +51,13 @@ namespace rubato::sim {
 
 enum class SpawnModel { cilk, omp };
 
+// How a worker the efs controller holds back stops.
+enum class ThrottleMode {
+  preempt,  // at once, its running segment frozen until it runs again (seed 001's
+            // OS scheduler; `rubato run --mix` pausing whole programs)
+  task,     // at its next task scheduling point (the OpenMP front-end's parking)
+};
+
 struct SimOptions {
   MachineProfile profile;
   std::size_t workers = 1;
@@ -55,6 +70,10 @@ struct SimOptions {
   double steal_cost_s = 1e-6;      // one steal attempt, successful or not
   double min_dwell_s = 0;          // per domain, between accepted frequency requests
   const ContentionModel* contention = nullptr;  // nullptr: no contention
+  // efs (engine.policy.efs): the controller's period and how workers stop.
+  // The profile must give memory_accesses_per_s (µ) and active_cores_power_w.
+  double control_interval_s = 0.01;  // RUBATO_CONTROL_INTERVAL's default
+  ThrottleMode throttle = ThrottleMode::preempt;
 };
 
 // Time one core spent at one frequency.
@@ -62,6 +81,15 @@ struct CoreTime {
   double hz = 0;
   std::uint64_t busy_ns = 0;
   std::uint64_t idle_ns = 0;
+  std::uint64_t halted_ns = 0;  // stopped by the efs controller
+};
+
+// One decision of the efs controller that changed a worker.
+struct ThrottleChange {
+  std::uint64_t t_ns = 0;
+  WorkerId worker = 0;
+  bool parked = false;  // true: stopped; false: runs again
+  std::string reason;
 };
 
 struct SimResult {
@@ -78,6 +106,10 @@ struct SimResult {
   std::uint64_t failed_steal_attempts = 0;
   std::uint64_t tasks = 0;            // frames created
   std::uint64_t peak_live_frames = 0;
+  std::vector<std::uint64_t> busy_count_ns;  // [n]: time exactly n workers ran a task segment
+  double eq13_energy_j = -1;                 // seed 001 Eq. 13 over busy_count_ns; < 0: no P0..Pn in the profile
+  std::vector<ThrottleChange> throttle_events;
+  std::uint64_t control_steps = 0;           // efs controller intervals
 };
 
 class Simulation {
@@ -102,5 +134,6 @@ class Simulation {
 };
 
 const char* to_string(SpawnModel m) noexcept;
+const char* to_string(ThrottleMode m) noexcept;
 
 }  // namespace rubato::sim

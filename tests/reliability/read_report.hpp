@@ -1,0 +1,26 @@
+// The report a run wrote, read back with rubato's own reader: the tests check
+// fields, not the layout of the JSON text.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "rubato/core/report.hpp"
+#include "run_program.hpp"
+
+namespace rubato::test {
+
+// nullopt when the file is missing or unreadable.
+inline std::optional<Report> read_report(const std::string& path) {
+  std::string error;
+  return report_from_json(read_file(path), error);
+}
+
+// True when `r` has a note containing `text`.
+inline bool has_note(const Report& r, const std::string& text) {
+  for (const auto& n : r.notes)
+    if (n.find(text) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace rubato::test
