@@ -130,10 +130,11 @@ inline void after_task(long slot) { recorder().after_task(slot); }
 inline void write() { recorder().write(); }
 
 // A few microseconds of arithmetic the compiler cannot remove.
+// Unsigned: the sum wraps by design (signed overflow would be undefined).
 inline long work(long n) {
-  volatile long acc = 0;
-  for (long i = 0; i < n; ++i) acc = acc + (i ^ (acc >> 3));
-  return acc;
+  volatile unsigned long acc = 0;
+  for (long i = 0; i < n; ++i) acc = acc + (static_cast<unsigned long>(i) ^ (acc >> 3));
+  return static_cast<long>(acc);
 }
 
 }  // namespace ground_truth
