@@ -6,17 +6,10 @@
 namespace rubato {
 namespace {
 
-// Owner-written counters that other threads may read (snapshots, a thief
-// checking its victim's depth): a relaxed load+store, which compiles to a plain
-// add — no locked instruction on the hot path.
-inline void bump(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept {
-  c.store(c.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
-}
-inline std::uint64_t get(const std::atomic<std::uint64_t>& c) noexcept {
-  return c.load(std::memory_order_relaxed);
-}
+using engine_detail::bump;
+using engine_detail::get;
+using engine_detail::kNoSegment;
 
-constexpr std::uint64_t kNoSegment = ~std::uint64_t{0};
 // Domain ids index a table; bound them so a bad topology cannot exhaust memory.
 constexpr DomainId kMaxDomainId = 1u << 16;
 
@@ -30,55 +23,11 @@ TempoLadder ladder_for(const EngineOptions& o) {
 
 }  // namespace
 
-// One worker's state: three cache lines so that what only the owner writes,
-// what several threads update on rare tempo changes, and what thieves write
-// never share a line.
-struct Engine::Slot {
-  // --- line 1: written by the owner on every event -----------------------
-  alignas(kCacheLine) std::atomic<std::uint64_t> pushes{0};
-  std::atomic<std::uint64_t> pops{0};
-  std::atomic<std::uint64_t> steals{0};
-  std::atomic<std::uint64_t> segments{0};
-  std::atomic<std::uint64_t> completed{0};
-  std::atomic<std::uint64_t> max_depth{0};
-  std::uint64_t segment_start_ns = kNoSegment;
-  std::uint64_t next_sample_ns = 0;
-  // --- line 2: owner, less often ------------------------------------------
-  alignas(kCacheLine) std::array<std::atomic<std::uint64_t>, kMaxLevels> busy_ns{};
-  DepthSampler sampler;
-  std::atomic<std::uint64_t> depth_sample_sum{0};
-  std::atomic<std::uint64_t> depth_samples{0};
-  std::atomic<std::uint64_t> idles{0};
-  std::atomic<std::uint64_t> first_seen_ns{0};
-  std::atomic<std::uint64_t> last_seen_ns{0};
-  std::atomic<bool> seen{false};
-  // --- line 3: tempo state, changed by the owner and by other workers -------
-  alignas(kCacheLine) std::atomic<Level> level{0};
-  std::atomic<int> band{0};  // workload band: thresholds reached (seed 000 Fig. 5, w.S)
-  std::atomic<std::uint64_t> level_changes{0};
-  std::array<std::atomic<double>, kMaxThresholds> thld{};
-  // --- line 4: written by thieves -------------------------------------------
-  alignas(kCacheLine) std::atomic<std::uint64_t> stolen_from{0};
-};
-
-struct Engine::Domain {
-  std::vector<WorkerId> workers;
-  std::atomic<Level> level{0};
-  // The last change of `level`: when, and from what. A segment that spans it is
-  // accounted (and emulated) in two parts, as real DVFS would slow only the
-  // part after the change — a relay often raises a thief mid-task.
-  std::atomic<std::uint64_t> changed_ns{0};
-  std::atomic<Level> level_before{0};
-  std::atomic<std::uint64_t> transitions{0};
-  std::atomic<std::uint64_t> conflicts{0};
-  std::atomic<bool> published{false};
-  SpinLock lock;  // only for domains shared by several workers
-};
-
 Engine::Engine(EngineOptions options, const Clock& clock, TempoActuator& actuator)
     : options_(std::move(options)),
       ladder_(ladder_for(options_)),
       clock_(clock),
+      steady_clock_(dynamic_cast<const SteadyClock*>(&clock)),
       actuator_(actuator),
       segments_to_actuator_(actuator.wants_segments()),
       k_(options_.fixed_thresholds.empty() ? options_.thresholds
@@ -111,22 +60,18 @@ Engine::Engine(EngineOptions options, const Clock& clock, TempoActuator& actuato
   }
   domains_.reserve(domain_count);
   for (DomainId d = 0; d < domain_count; ++d) domains_.push_back(std::make_unique<Domain>());
-  for (std::size_t w = 0; w < max_workers_; ++w) domains_[domain_of_[w]]->workers.push_back(static_cast<WorkerId>(w));
+  for (std::size_t w = 0; w < max_workers_; ++w) {
+    domains_[domain_of_[w]]->workers.push_back(static_cast<WorkerId>(w));
+    slots_[w].domain = domains_[domain_of_[w]].get();
+  }
 }
 
 Engine::~Engine() = default;
-
-Engine::Slot& Engine::slot(WorkerId w) const noexcept { return slots_[w]; }
 
 int Engine::band_now(const Slot& s) const noexcept {
   std::array<double, kMaxThresholds> thld{};
   for (int i = 0; i < k_; ++i) thld[static_cast<std::size_t>(i)] = s.thld[static_cast<std::size_t>(i)].load(std::memory_order_relaxed);
   return band_of(static_cast<double>(depth_of(s)), thld, k_);
-}
-
-std::int64_t Engine::depth_of(const Slot& s) const noexcept {
-  return static_cast<std::int64_t>(get(s.pushes)) - static_cast<std::int64_t>(get(s.pops)) -
-         static_cast<std::int64_t>(s.stolen_from.load(std::memory_order_relaxed));
 }
 
 // ---- events ------------------------------------------------------------------
@@ -147,14 +92,8 @@ void Engine::worker_end(WorkerId w) noexcept {
   slot(w).last_seen_ns.store(clock_.now_ns(), std::memory_order_relaxed);
 }
 
-void Engine::push(WorkerId w) noexcept {
-  if (!valid(w)) return drop();
-  Slot& s = slot(w);
-  bump(s.pushes);
-  const std::int64_t depth = depth_of(s);
-  if (depth > static_cast<std::int64_t>(get(s.max_depth))) s.max_depth.store(static_cast<std::uint64_t>(depth), std::memory_order_relaxed);
-  if (!options_.policy.workload()) return;
-  // Fig. 5 PUSH: reaching the next threshold up raises the tempo one level.
+// Fig. 5 PUSH: reaching the next threshold up raises the tempo one level.
+void Engine::push_workload(WorkerId w, Slot& s, std::int64_t depth) noexcept {
   int band = s.band.load(std::memory_order_relaxed);
   if (band < k_ && static_cast<double>(depth) >= s.thld[static_cast<std::size_t>(band)].load(std::memory_order_relaxed) &&
       s.band.compare_exchange_strong(band, band + 1, std::memory_order_relaxed))
@@ -167,11 +106,8 @@ bool Engine::workload_may_slow(WorkerId w) const noexcept {
   return !options_.policy.workpath() || list_.has_predecessor(w);
 }
 
-void Engine::pop(WorkerId w) noexcept {
-  if (!valid(w)) return drop();
-  Slot& s = slot(w);
-  bump(s.pops);
-  if (!options_.policy.workload()) return;
+// Fig. 5 POP: below the current threshold, one level slower.
+void Engine::pop_workload(WorkerId w, Slot& s) noexcept {
   const std::int64_t depth = depth_of(s);
   int band = s.band.load(std::memory_order_relaxed);
   if (band > 0 && static_cast<double>(depth) < s.thld[static_cast<std::size_t>(band - 1)].load(std::memory_order_relaxed) &&
@@ -230,15 +166,6 @@ void Engine::leave_immediacy_list(WorkerId w) noexcept {
   list_.remove(w);
 }
 
-void Engine::task_begin(WorkerId w) noexcept { task_begin(w, clock_.now_ns()); }
-
-void Engine::task_begin(WorkerId w, std::uint64_t now) noexcept {
-  if (!valid(w)) return drop();
-  Slot& s = slot(w);
-  s.segment_start_ns = now;
-  if (now >= s.next_sample_ns) sample_depth(s, now);
-}
-
 void Engine::sample_depth(Slot& s, std::uint64_t now) noexcept {
   s.next_sample_ns = now + options_.sample_interval_ns;
   const std::int64_t depth = std::max<std::int64_t>(0, depth_of(s));
@@ -253,34 +180,17 @@ void Engine::sample_depth(Slot& s, std::uint64_t now) noexcept {
   }
 }
 
-void Engine::task_end(WorkerId w, bool completed) noexcept { task_end(w, completed, clock_.now_ns()); }
-
-void Engine::task_end(WorkerId w, bool completed, std::uint64_t now) noexcept {
-  if (!valid(w)) return drop();
-  Slot& s = slot(w);
-  const std::uint64_t start = s.segment_start_ns;
-  const std::uint64_t duration = start != kNoSegment && now > start ? now - start : 0;
-  bump(s.segments);
-  if (completed) bump(s.completed);
-  s.segment_start_ns = kNoSegment;
-  // A relay or a thief may have changed the domain's level from another thread
-  // mid-segment: the part before the last change ran at the level before it.
-  // (Several changes within one segment: all but the last are approximated.)
-  const Domain& dom = *domains_[domain_of_[w]];
-  const std::uint64_t changed = dom.changed_ns.load(std::memory_order_acquire);
-  const Level lv = dom.level.load(std::memory_order_relaxed);
-  if (duration > 0 && changed > start && changed < now) {
-    account_segment(w, s, changed - start, dom.level_before.load(std::memory_order_relaxed));
-    account_segment(w, s, now - changed, lv);
-  } else {
-    account_segment(w, s, duration, lv);
-  }
+// A relay or a thief may have changed the domain's level from another thread
+// mid-segment: the part before the last change ran at the level before it.
+// (Several changes within one segment: all but the last are approximated.)
+void Engine::account_split_segment(WorkerId w, Slot& s, std::uint64_t start, std::uint64_t changed, std::uint64_t now,
+                                   Level lv) noexcept {
+  account_segment(w, s, changed - start, s.domain->level_before.load(std::memory_order_relaxed));
+  account_segment(w, s, now - changed, lv);
 }
 
-void Engine::account_segment(WorkerId w, Slot& s, std::uint64_t duration_ns, Level lv) noexcept {
-  if (duration_ns == 0) return;
-  bump(s.busy_ns[static_cast<std::size_t>(lv)], duration_ns);
-  if (segments_to_actuator_) actuator_.segment_end(w, duration_ns, ladder_.hz(lv), ladder_.max_hz());
+void Engine::emulate_segment(WorkerId w, std::uint64_t duration_ns, Level lv) noexcept {
+  actuator_.segment_end(w, duration_ns, ladder_.hz(lv), ladder_.max_hz());
 }
 
 // ---- tempo ---------------------------------------------------------------------
@@ -369,7 +279,6 @@ Level Engine::domain_level(WorkerId w) const noexcept {
   return valid(w) ? domains_[domain_of_[w]]->level.load(std::memory_order_relaxed) : 0;
 }
 double Engine::frequency_hz(WorkerId w) const noexcept { return ladder_.hz(domain_level(w)); }
-std::int64_t Engine::depth(WorkerId w) const noexcept { return valid(w) ? depth_of(slot(w)) : 0; }
 
 std::vector<WorkerStats> Engine::worker_stats() const {
   std::vector<WorkerStats> out;

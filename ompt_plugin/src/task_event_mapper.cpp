@@ -132,7 +132,7 @@ void TaskEventMapper::thread_end(ompt_data_t* thread) noexcept {
 // a park, and anything after maybe_idle found the thread out of work read the
 // clock afresh. A trace keeps exact segment times: when tracing, every start is
 // read. A read costs ~25-50 ns on a VM, as much as the rest of a task event.
-void TaskEventMapper::open_segment(ThreadState& ts, std::uint64_t task, SegmentStart how) noexcept {
+inline void TaskEventMapper::open_segment(ThreadState& ts, std::uint64_t task, SegmentStart how) noexcept {
   ts.segment_task = task;
   ts.segment_start = how;
   if (tracing()) {
@@ -144,7 +144,7 @@ void TaskEventMapper::open_segment(ThreadState& ts, std::uint64_t task, SegmentS
   if (options_.dynamic_binding) session_.before_task(ts.worker);
 }
 
-void TaskEventMapper::close_segment(ThreadState& ts, SegmentEnd how, bool completed) noexcept {
+inline void TaskEventMapper::close_segment(ThreadState& ts, SegmentEnd how, bool completed) noexcept {
   if (ts.segment_task == 0) return;
   const std::uint64_t now = engine_.now_ns();
   engine_.task_end(ts.worker, completed, now);
@@ -368,8 +368,16 @@ void TaskEventMapper::sync_region_wait(ompt_data_t* thread, ompt_sync_region_t k
       ts.end_stamp_reusable = false;
     }
   } else {
+    // A taskwait / taskgroup in which every task this thread pushed since the
+    // waiting task started here was popped here again had no stolen child to
+    // wait for: it ended as soon as the last child's segment did, and that end
+    // stamp (still reusable unless the thread looked for work since) serves as
+    // the task's resume — one clock read less per waiting task. Otherwise it
+    // may have waited for a stolen child: read afresh.
+    const bool nothing_stolen = top && (top->wait == WaitKind::taskwait || top->wait == WaitKind::taskgroup) &&
+                                ts.pushes - top->base_pushes <= ts.pops - top->base_pops;
     if (top) top->wait = kNotWaiting;
-    ts.end_stamp_reusable = false;  // it may have waited for a stolen child
+    if (!nothing_stolen) ts.end_stamp_reusable = false;
     if (traced) record(ts, WaitRecord{m.id(), ts.worker, wk, false, trace_now()});
     if (m.has(TaskMark::kTimed) && ts.segment_task == 0) open_segment(ts, m.id(), SegmentStart::resume);
   }

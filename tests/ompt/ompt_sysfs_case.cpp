@@ -101,7 +101,7 @@ int policy_case(const std::string& tool, const std::string& fib, const std::stri
     }
   });
   const std::string report = work + "/report.json";
-  const int rc = run({fib, "22", "2"},
+  const int rc = run({fib, "22", "2", "steal-first"},
                      {"OMP_TOOL_LIBRARIES=" + tool, "RUBATO_POLICY=hermes", "RUBATO_BACKEND=sysfs",
                       "RUBATO_SYSFS_ROOT=" + sysfs.root(), "RUBATO_STATE_DIR=" + work + "/state", "RUBATO_MIN_DWELL=0",
                       "RUBATO_REPORT=" + report, "RUBATO_LOG=debug", "GT_FILE=" + work + "/truth.txt"},

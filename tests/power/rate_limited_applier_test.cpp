@@ -36,6 +36,20 @@ TEST_CASE("Power.RateLimit.LatestRequestAfterDwell") {
   CHECK(writes.back().first == 1);
 }
 
+TEST_CASE("Power.RateLimit.FirstWriteOfALaterLevelIsATransition") {
+  // The starting tempo and a slower request both came before the first poll
+  // (a loaded machine, a short run): the one write is a change of tempo.
+  DomainRecords records;
+  records.reset(1);
+  std::vector<double> writes;
+  RateLimitedApplier applier(records, 0, [&](DomainId, double hz) { return writes.push_back(hz), true; });
+  records.request(0, 0, 2.4e9);
+  records.request(0, 1, 1.4e9);
+  applier.flush_once(1);
+  CHECK(writes == std::vector<double>{1.4e9});
+  CHECK(records.applied(0) == 1);
+}
+
 TEST_CASE("Power.RateLimit.FailedWritesCounted") {
   DomainRecords records;
   records.reset(1);

@@ -101,7 +101,7 @@ class Engine {
   // the rest of the event on some machines).
   void task_begin(WorkerId w, std::uint64_t now) noexcept;
   void task_end(WorkerId w, bool completed, std::uint64_t now) noexcept;
-  std::uint64_t now_ns() const noexcept { return clock_.now_ns(); }
+  std::uint64_t now_ns() const noexcept;
   // True when task_end hands segments to an actuator that may burn time after
   // the end stamp (the emulator): that stamp must not start the next segment.
   bool segments_stretched() const noexcept { return segments_to_actuator_; }
@@ -128,6 +128,12 @@ class Engine {
 
   Slot& slot(WorkerId w) const noexcept;
   std::int64_t depth_of(const Slot& s) const noexcept;
+  // Out-of-line parts of the inline events (detail/engine_hot_path.hpp).
+  [[gnu::noinline]] void push_workload(WorkerId w, Slot& s, std::int64_t depth) noexcept;
+  [[gnu::noinline]] void pop_workload(WorkerId w, Slot& s) noexcept;
+  [[gnu::noinline]] void account_split_segment(WorkerId w, Slot& s, std::uint64_t start, std::uint64_t changed,
+                                               std::uint64_t now, Level lv) noexcept;
+  [[gnu::noinline]] void emulate_segment(WorkerId w, std::uint64_t duration_ns, Level lv) noexcept;
   int band_now(const Slot& s) const noexcept;
   void set_level(WorkerId w, Level level) noexcept;  // any thread
   void raise(WorkerId w) noexcept;                   // UP(w)
@@ -136,13 +142,14 @@ class Engine {
   void note_change(Domain& dom, Level before, std::uint64_t now) noexcept;
   void account_segment(WorkerId w, Slot& s, std::uint64_t duration_ns, Level lv) noexcept;
   void leave_immediacy_list(WorkerId w) noexcept;    // immediacy relay; list lock held
-  void sample_depth(Slot& s, std::uint64_t now) noexcept;
+  [[gnu::noinline]] void sample_depth(Slot& s, std::uint64_t now) noexcept;
   bool workload_may_slow(WorkerId w) const noexcept;
-  void drop() noexcept { dropped_.fetch_add(1, std::memory_order_relaxed); }
+  [[gnu::cold, gnu::noinline]] void drop() noexcept { dropped_.fetch_add(1, std::memory_order_relaxed); }
 
   EngineOptions options_;
   TempoLadder ladder_;
   const Clock& clock_;
+  const SteadyClock* steady_clock_;  // clock_, when it is one: read without a virtual call
   TempoActuator& actuator_;
   bool segments_to_actuator_;
   int k_;
@@ -156,3 +163,5 @@ class Engine {
 };
 
 }  // namespace rubato
+
+#include "rubato/core/detail/engine_hot_path.hpp"

@@ -1,0 +1,139 @@
+// The engine's per-task events, inline: the OpenMP and TBB front-ends call
+// them on every task switch, and a call into the library plus a virtual clock
+// read cost more than the events themselves. Only the common path is here;
+// tempo changes, depth sampling and split segments stay out of line in
+// engine.cpp. Included by engine.hpp; not a header of its own.
+#pragma once
+
+namespace rubato {
+
+namespace engine_detail {
+
+// Owner-written counters that other threads may read (snapshots, a thief
+// checking its victim's depth): a relaxed load+store, which compiles to a plain
+// add — no locked instruction on the hot path.
+inline void bump(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept {
+  c.store(c.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
+}
+inline std::uint64_t get(const std::atomic<std::uint64_t>& c) noexcept { return c.load(std::memory_order_relaxed); }
+
+inline constexpr std::uint64_t kNoSegment = ~std::uint64_t{0};
+
+}  // namespace engine_detail
+
+// One worker's state: three cache lines so that what only the owner writes,
+// what several threads update on rare tempo changes, and what thieves write
+// never share a line.
+struct Engine::Slot {
+  // --- line 1: written by the owner on every event -----------------------
+  alignas(kCacheLine) std::atomic<std::uint64_t> pushes{0};
+  std::atomic<std::uint64_t> pops{0};
+  std::atomic<std::uint64_t> steals{0};
+  std::atomic<std::uint64_t> segments{0};
+  std::atomic<std::uint64_t> completed{0};
+  std::atomic<std::uint64_t> max_depth{0};
+  std::uint64_t segment_start_ns = engine_detail::kNoSegment;
+  std::uint64_t next_sample_ns = 0;
+  // --- line 2: owner, less often ------------------------------------------
+  alignas(kCacheLine) std::array<std::atomic<std::uint64_t>, kMaxLevels> busy_ns{};
+  DepthSampler sampler;
+  std::atomic<std::uint64_t> depth_sample_sum{0};
+  std::atomic<std::uint64_t> depth_samples{0};
+  std::atomic<std::uint64_t> idles{0};
+  std::atomic<std::uint64_t> first_seen_ns{0};
+  std::atomic<std::uint64_t> last_seen_ns{0};
+  std::atomic<bool> seen{false};
+  Domain* domain = nullptr;  // this worker's clock domain (fixed at construction)
+  // --- line 3: tempo state, changed by the owner and by other workers -------
+  alignas(kCacheLine) std::atomic<Level> level{0};
+  std::atomic<int> band{0};  // workload band: thresholds reached (seed 000 Fig. 5, w.S)
+  std::atomic<std::uint64_t> level_changes{0};
+  std::array<std::atomic<double>, kMaxThresholds> thld{};
+  // --- line 4: written by thieves -------------------------------------------
+  alignas(kCacheLine) std::atomic<std::uint64_t> stolen_from{0};
+};
+
+struct Engine::Domain {
+  std::vector<WorkerId> workers;
+  std::atomic<Level> level{0};
+  // The last change of `level`: when, and from what. A segment that spans it is
+  // accounted (and emulated) in two parts, as real DVFS would slow only the
+  // part after the change — a relay often raises a thief mid-task.
+  std::atomic<std::uint64_t> changed_ns{0};
+  std::atomic<Level> level_before{0};
+  std::atomic<std::uint64_t> transitions{0};
+  std::atomic<std::uint64_t> conflicts{0};
+  std::atomic<bool> published{false};
+  SpinLock lock;  // only for domains shared by several workers
+};
+
+inline Engine::Slot& Engine::slot(WorkerId w) const noexcept { return slots_[w]; }
+
+inline std::uint64_t Engine::now_ns() const noexcept {
+  return steady_clock_ ? steady_clock_->now() : clock_.now_ns();
+}
+
+inline std::int64_t Engine::depth_of(const Slot& s) const noexcept {
+  return static_cast<std::int64_t>(engine_detail::get(s.pushes)) - static_cast<std::int64_t>(engine_detail::get(s.pops)) -
+         static_cast<std::int64_t>(s.stolen_from.load(std::memory_order_relaxed));
+}
+
+inline std::int64_t Engine::depth(WorkerId w) const noexcept { return valid(w) ? depth_of(slot(w)) : 0; }
+
+inline void Engine::push(WorkerId w) noexcept {
+  if (!valid(w)) [[unlikely]]
+    return drop();
+  Slot& s = slot(w);
+  engine_detail::bump(s.pushes);
+  const std::int64_t depth = depth_of(s);
+  if (depth > static_cast<std::int64_t>(engine_detail::get(s.max_depth)))
+    s.max_depth.store(static_cast<std::uint64_t>(depth), std::memory_order_relaxed);
+  if (options_.policy.workload()) push_workload(w, s, depth);
+}
+
+inline void Engine::pop(WorkerId w) noexcept {
+  if (!valid(w)) [[unlikely]]
+    return drop();
+  Slot& s = slot(w);
+  engine_detail::bump(s.pops);
+  if (options_.policy.workload()) pop_workload(w, s);
+}
+
+inline void Engine::task_begin(WorkerId w) noexcept { task_begin(w, now_ns()); }
+
+inline void Engine::task_begin(WorkerId w, std::uint64_t now) noexcept {
+  if (!valid(w)) [[unlikely]]
+    return drop();
+  Slot& s = slot(w);
+  s.segment_start_ns = now;
+  if (now >= s.next_sample_ns) [[unlikely]]
+    sample_depth(s, now);
+}
+
+inline void Engine::task_end(WorkerId w, bool completed) noexcept { task_end(w, completed, now_ns()); }
+
+inline void Engine::task_end(WorkerId w, bool completed, std::uint64_t now) noexcept {
+  if (!valid(w)) [[unlikely]]
+    return drop();
+  Slot& s = slot(w);
+  const std::uint64_t start = s.segment_start_ns;
+  const std::uint64_t duration = start != engine_detail::kNoSegment && now > start ? now - start : 0;
+  engine_detail::bump(s.segments);
+  if (completed) engine_detail::bump(s.completed);
+  s.segment_start_ns = engine_detail::kNoSegment;
+  const Domain& dom = *s.domain;
+  const std::uint64_t changed = dom.changed_ns.load(std::memory_order_acquire);
+  const Level lv = dom.level.load(std::memory_order_relaxed);
+  if (duration > 0 && changed > start && changed < now) [[unlikely]]
+    account_split_segment(w, s, start, changed, now, lv);
+  else
+    account_segment(w, s, duration, lv);
+}
+
+inline void Engine::account_segment(WorkerId w, Slot& s, std::uint64_t duration_ns, Level lv) noexcept {
+  if (duration_ns == 0) return;
+  engine_detail::bump(s.busy_ns[static_cast<std::size_t>(lv)], duration_ns);
+  if (segments_to_actuator_) emulate_segment(w, duration_ns, lv);
+}
+
+}  // namespace rubato
