@@ -11,7 +11,7 @@
 //   bit  18      untied
 //   bits 19..63  sequence number among the creator's tasks
 //
-// The id of a task is the word without its flag bits: unique per (creator,
+// The id of a task is the word with its flag bits cleared: unique per (creator,
 // sequence) and never 0 (tasks of unobserved threads draw their sequence from
 // a shared counter). It names the task in the trace.
 #pragma once
@@ -33,6 +33,7 @@ class TaskMark {
   static constexpr std::uint64_t kTimed = 1ull << 17;
   static constexpr std::uint64_t kUntied = 1ull << 18;
   static constexpr int kSeqShift = 19;
+  static constexpr std::uint64_t kFlagMask = ((1ull << kSeqShift) - 1) & ~kCreatorMask;
   static constexpr std::uint32_t kMaxCreator = kCreatorMask - 1;  // largest worker index a mark holds
 
   constexpr TaskMark() = default;
@@ -53,9 +54,8 @@ class TaskMark {
   constexpr TaskMark with(std::uint64_t flag) const { return TaskMark(word_ | flag); }
   // Tasks of unobserved threads have no trace record.
   static constexpr bool id_has_creator(std::uint64_t id) { return (id & kCreatorMask) != 0; }
-  constexpr std::uint64_t id() const {
-    return ((word_ >> kSeqShift) << kCreatorBits) | (word_ & kCreatorMask);
-  }
+  // One AND: the mapper compares ids several times per task event.
+  constexpr std::uint64_t id() const { return word_ & ~kFlagMask; }
 
  private:
   std::uint64_t word_ = 0;
@@ -63,6 +63,6 @@ class TaskMark {
 
 static_assert(TaskMark::make(4094, 1, 0).creator() == 4094);
 static_assert(TaskMark::make(kNoWorker, 7, TaskMark::kExplicit).creator() == kNoWorker);
-static_assert(TaskMark::make(3, 5, TaskMark::kStarted | TaskMark::kTimed).id() == ((5ull << 13) | 4));
+static_assert(TaskMark::make(3, 5, TaskMark::kStarted | TaskMark::kTimed).id() == ((5ull << TaskMark::kSeqShift) | 4));
 
 }  // namespace rubato::ompt
