@@ -5,7 +5,9 @@
 //   coarse `tasks` tasks of about `task-ms` milliseconds of compute each.
 // Runs alternate between the two variants (ABAB..., first one switching each
 // round) so that machine load drifts affect both alike; prints every run, the
-// medians and their ratio.
+// medians and their ratio, and the process CPU time: with --threads 1 its
+// difference per task is the instrumentation's own cost, which wall time on a
+// shared machine hides under other load.
 //
 //   tbb_overhead [--runs 7] [--fib 30] [--tasks 400] [--task-ms 1] [--threads 0]
 //
@@ -16,6 +18,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,6 +30,23 @@
 namespace {
 
 using rubato::bench::now_s;
+
+double cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// Tasks fib(n) spawns: two per call with n >= 2.
+double fib_tasks(int n) {
+  double calls_prev = 1, calls = 1;  // calls of fib(0), fib(1)
+  for (int k = 2; k <= n; ++k) {
+    const double next = 1 + calls + calls_prev;
+    calls_prev = calls;
+    calls = next;
+  }
+  return calls - 1;
+}
 
 template <class Group>
 long fib(int n) {
@@ -51,7 +71,8 @@ std::uint64_t coarse(int tasks, std::uint64_t steps) {
 }
 
 struct Series {
-  std::vector<double> plain, rubato;
+  std::vector<double> plain, rubato;          // wall time
+  std::vector<double> plain_cpu, rubato_cpu;  // process CPU time
 };
 
 // One timed run of `work` per variant, `runs` rounds, alternating the order.
@@ -64,12 +85,14 @@ Series measure(int runs, Plain plain_work, Instrumented rubato_work) {
       if (instrumented) {
         rubato::tbb::observer obs;
         if (!obs.active()) throw std::runtime_error("rubato did not start (see above)");
-        const double t0 = now_s();
+        const double t0 = now_s(), c0 = cpu_s();
         rubato_work();
+        s.rubato_cpu.push_back(cpu_s() - c0);
         s.rubato.push_back(now_s() - t0);
       } else {
-        const double t0 = now_s();
+        const double t0 = now_s(), c0 = cpu_s();
         plain_work();
+        s.plain_cpu.push_back(cpu_s() - c0);
         s.plain.push_back(now_s() - t0);
       }
     }
@@ -77,13 +100,20 @@ Series measure(int runs, Plain plain_work, Instrumented rubato_work) {
   return s;
 }
 
-void print(const char* name, const Series& s) {
+void print(const char* name, const Series& s, double tasks) {
   std::printf("%-7s plain  :", name);
   for (double t : s.plain) std::printf(" %.4f", t);
   std::printf("\n%-7s rubato :", name);
   for (double t : s.rubato) std::printf(" %.4f", t);
   const double p = rubato::bench::median(s.plain), r = rubato::bench::median(s.rubato);
   std::printf("\n%-7s median plain %.4f s, rubato %.4f s, ratio %.3f\n", name, p, r, r / p);
+  std::printf("%-7s cpu plain  :", name);
+  for (double t : s.plain_cpu) std::printf(" %.4f", t);
+  std::printf("\n%-7s cpu rubato :", name);
+  for (double t : s.rubato_cpu) std::printf(" %.4f", t);
+  const double pc = rubato::bench::median(s.plain_cpu), rc = rubato::bench::median(s.rubato_cpu);
+  std::printf("\n%-7s cpu median plain %.4f s, rubato %.4f s, %+.0f ns per task (%.0f tasks)\n", name, pc, rc,
+              (rc - pc) / tasks * 1e9, tasks);
 }
 
 }  // namespace
@@ -112,8 +142,8 @@ int main(int argc, char** argv) {
     std::uint64_t c_plain = 0, c_rubato = 0;
     const Series c = measure(runs, [&] { c_plain = coarse<tbb::task_group>(tasks, steps); },
                              [&] { c_rubato = coarse<rubato::tbb::task_group>(tasks, steps); });
-    print("fib", f);
-    print("coarse", c);
+    print("fib", f, fib_tasks(n));
+    print("coarse", c, tasks);
     if (fib_plain != fib_rubato || c_plain != c_rubato) {
       std::fprintf(stderr, "tbb_overhead: results differ between plain oneTBB and rubato\n");
       return 1;

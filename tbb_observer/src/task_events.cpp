@@ -19,15 +19,29 @@ bool observing() noexcept {
   return fe && fe->level == EventLevel::tasks;
 }
 
-worker_index note_spawn() noexcept {
-  Frontend* fe = active_frontend();
-  if (!fe || fe->level != EventLevel::tasks) return no_worker;
+namespace {
+
+[[gnu::always_inline]] inline worker_index spawn_on(Frontend* fe) noexcept {
   ThreadRecord& t = record_for(*fe);
   const WorkerId w = worker_of(*fe, t);
   if (w == kNoWorker) return no_worker;
   fe->engine.push(w);
   ++t.pushes;
   return w;
+}
+
+}  // namespace
+
+worker_index note_spawn() noexcept {
+  Frontend* fe = active_frontend();
+  if (!fe || fe->level != EventLevel::tasks) return no_worker;
+  return spawn_on(fe);
+}
+
+worker_index note_spawn_if_observing() noexcept {
+  Frontend* fe = active_frontend();
+  if (!fe || fe->level != EventLevel::tasks) return unobserved;
+  return spawn_on(fe);
 }
 
 void note_discarded(worker_index spawner) noexcept {
@@ -54,7 +68,7 @@ struct ScopeEntry {
   WorkerId w = kNoWorker;
 };
 
-ScopeEntry enter_scope() noexcept {
+[[gnu::always_inline]] inline ScopeEntry enter_scope() noexcept {
   Frontend* fe = active_frontend();
   if (!fe || fe->level != EventLevel::tasks) return {};
   ThreadRecord& t = record_for(*fe);
@@ -66,7 +80,7 @@ ScopeEntry enter_scope() noexcept {
 
 // Leaving a scope opened under `generation`: the record, or no front-end when
 // that observer has ended meanwhile.
-ScopeEntry leave_scope(std::uint64_t generation, WorkerId w) noexcept {
+[[gnu::always_inline]] inline ScopeEntry leave_scope(std::uint64_t generation, WorkerId w) noexcept {
   if (generation == 0) return {};
   Frontend* fe = active_frontend();
   if (!fe || fe->generation != generation) return {};
@@ -76,7 +90,7 @@ ScopeEntry leave_scope(std::uint64_t generation, WorkerId w) noexcept {
 }
 
 // Pauses the thread's open segment, if any; true when there was one to resume later.
-bool pause_segment(const ScopeEntry& e) noexcept {
+[[gnu::always_inline]] inline bool pause_segment(const ScopeEntry& e) noexcept {
   if (!e.t->segment_open) return false;
   close_segment(*e.fe, *e.t, e.w, false);
   return true;
@@ -113,7 +127,7 @@ task_scope::task_scope(worker_index spawner) noexcept {
   generation_ = e.fe->generation;
 }
 
-task_scope::~task_scope() {
+void task_scope::end() noexcept {
   const ScopeEntry e = leave_scope(generation_, worker_);
   if (!e.fe) return;
   ThreadRecord& t = *e.t;
@@ -139,12 +153,22 @@ wait_scope::wait_scope() noexcept {
   generation_ = e.fe->generation;
 }
 
-wait_scope::~wait_scope() {
+void wait_scope::end() noexcept {
   const ScopeEntry e = leave_scope(generation_, worker_);
   if (!e.fe) return;
-  e.t->waiting = outer_wait_;
-  e.t->idle = false;  // the waiting task continues: the worker has work again
-  if (resumes_segment_) open_segment(*e.fe, *e.t, e.w);
+  ThreadRecord& t = *e.t;
+  t.waiting = outer_wait_;
+  t.idle = false;  // the waiting task continues: the worker has work again
+  if (!resumes_segment_) return;
+  // Every task this thread pushed since the waiting task started was popped
+  // here again: no child was stolen, so the wait had nothing to wait for and
+  // ended when the last child's segment did. That end stamp (still reusable
+  // unless the thread looked for work since, or the emulator stretched it)
+  // serves as the resume: one clock read less per waiting task. (oneTBB
+  // thieves take the oldest tasks first, so a pop of an older task here cannot
+  // hide a stolen child.) Otherwise the thread may have waited: read afresh.
+  const bool nothing_stolen = t.pushes - frame_.base_pushes <= t.pops - frame_.base_pops;
+  open_segment(*e.fe, t, e.w, nothing_stolen);
 }
 
 }  // namespace rubato::tbb::detail

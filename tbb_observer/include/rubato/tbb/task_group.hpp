@@ -61,11 +61,11 @@ class task_group {
 
   template <class F>
   void run(F&& f) {
-    if (!detail::observing()) {
+    const detail::worker_index spawner = detail::note_spawn_if_observing();
+    if (spawner == detail::unobserved) {
       group_.run(std::forward<F>(f));
       return;
     }
-    const detail::worker_index spawner = detail::note_spawn();
     group_.run(detail::spawned_task<std::decay_t<F>>(std::forward<F>(f), spawner));
   }
 
@@ -79,8 +79,7 @@ class task_group {
   }
 
   ::tbb::task_group_status wait() {
-    if (!detail::observing()) return group_.wait();
-    detail::wait_scope waiting;
+    detail::wait_scope waiting;  // does nothing unless observing
     return group_.wait();
   }
 

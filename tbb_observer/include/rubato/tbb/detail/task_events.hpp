@@ -24,6 +24,12 @@ bool observing() noexcept;
 // the worker's index, to be carried by the task.
 worker_index note_spawn() noexcept;
 
+// What task_group::run asks, in one call: `unobserved` when no observer
+// collects task events (the caller hands oneTBB the plain functor), else as
+// note_spawn.
+inline constexpr worker_index unobserved = 0xfffffffeu;
+worker_index note_spawn_if_observing() noexcept;
+
 // A spawned task was destroyed without running (its group was cancelled).
 void note_discarded(worker_index spawner) noexcept;
 
@@ -39,11 +45,15 @@ struct wait_frame {
 class task_scope {
  public:
   explicit task_scope(worker_index spawner) noexcept;
-  ~task_scope();
+  ~task_scope() {
+    if (generation_ != 0) end();  // inline: nothing to call when nothing was opened
+  }
   task_scope(const task_scope&) = delete;
   task_scope& operator=(const task_scope&) = delete;
 
  private:
+  void end() noexcept;
+
   std::uint64_t generation_ = 0;  // 0: nothing to undo
   const wait_frame* outer_wait_ = nullptr;
   wait_frame outer_task_base_;
@@ -57,11 +67,15 @@ class task_scope {
 class wait_scope {
  public:
   wait_scope() noexcept;
-  ~wait_scope();
+  ~wait_scope() {
+    if (generation_ != 0) end();
+  }
   wait_scope(const wait_scope&) = delete;
   wait_scope& operator=(const wait_scope&) = delete;
 
  private:
+  void end() noexcept;
+
   std::uint64_t generation_ = 0;
   wait_frame frame_;
   const wait_frame* outer_wait_ = nullptr;
