@@ -35,6 +35,9 @@ Engine::Engine(EngineOptions options, const Clock& clock, TempoActuator& actuato
       max_workers_(options_.max_workers),
       slots_(new Slot[options_.max_workers == 0 ? 1 : options_.max_workers]),
       list_(options_.max_workers == 0 ? 1 : options_.max_workers) {
+  if (segments_to_actuator_)
+    for (Level l = 0; l < ladder_.levels() && l < kMaxLevels; ++l)
+      stretched_at_level_[static_cast<std::size_t>(l)] = actuator_.stretches_at(ladder_.hz(l), ladder_.max_hz());
   if (max_workers_ == 0) throw std::invalid_argument("engine: max_workers must be positive");
   if (k_ < 1 || k_ > kMaxThresholds)
     throw std::invalid_argument("engine: thresholds K must be within 1.." + std::to_string(kMaxThresholds));
@@ -183,14 +186,15 @@ void Engine::sample_depth(Slot& s, std::uint64_t now) noexcept {
 // A relay or a thief may have changed the domain's level from another thread
 // mid-segment: the part before the last change ran at the level before it.
 // (Several changes within one segment: all but the last are approximated.)
-void Engine::account_split_segment(WorkerId w, Slot& s, std::uint64_t start, std::uint64_t changed, std::uint64_t now,
+bool Engine::account_split_segment(WorkerId w, Slot& s, std::uint64_t start, std::uint64_t changed, std::uint64_t now,
                                    Level lv) noexcept {
-  account_segment(w, s, changed - start, s.domain->level_before.load(std::memory_order_relaxed));
-  account_segment(w, s, now - changed, lv);
+  const bool before = account_segment(w, s, changed - start, s.domain->level_before.load(std::memory_order_relaxed));
+  const bool after = account_segment(w, s, now - changed, lv);
+  return before || after;
 }
 
-void Engine::emulate_segment(WorkerId w, std::uint64_t duration_ns, Level lv) noexcept {
-  actuator_.segment_end(w, duration_ns, ladder_.hz(lv), ladder_.max_hz());
+bool Engine::emulate_segment(WorkerId w, std::uint64_t duration_ns, Level lv) noexcept {
+  return actuator_.segment_end(w, duration_ns, ladder_.hz(lv), ladder_.max_hz());
 }
 
 // ---- tempo ---------------------------------------------------------------------

@@ -146,10 +146,9 @@ inline void TaskEventMapper::open_segment(ThreadState& ts, std::uint64_t task, S
 
 inline void TaskEventMapper::close_segment(ThreadState& ts, SegmentEnd how, bool completed) noexcept {
   if (ts.segment_task == 0) return;
-  const std::uint64_t now = engine_.now_ns();
-  engine_.task_end(ts.worker, completed, now);
-  ts.last_end_ns = now;
-  ts.end_stamp_reusable = !engine_.segments_stretched();  // the emulator's burn is not the next task's
+  // After the emulator's stretch, when there was one: its burn is not the next task's.
+  ts.last_end_ns = engine_.task_end(ts.worker, completed, engine_.now_ns());
+  ts.end_stamp_reusable = true;
   if (options_.dynamic_binding) session_.after_task(ts.worker);
   if (tracing() && TaskMark::id_has_creator(ts.segment_task)) record_segment(ts, how);
   ts.segment_task = 0;

@@ -60,13 +60,18 @@ void EmulatedFrequency::domain_level_changed(DomainId domain, Level level, doubl
   domains_.apply_at_once(domain, level, hz);
 }
 
-void EmulatedFrequency::segment_end(WorkerId w, std::uint64_t duration_ns, double hz, double) noexcept {
+bool EmulatedFrequency::segment_end(WorkerId w, std::uint64_t duration_ns, double hz, double) noexcept {
   const std::uint64_t extra = emulated_stretch_ns(duration_ns, hz, max_hz_, beta_);
-  if (extra == 0 || w >= workers_) return;
+  if (extra == 0 || w >= workers_) return false;
   burn_busy_ns(extra);
   const Level lv = ladder_.nearest_level(hz);
   auto& counter = slots_[w].added_ns[lv];
   counter.store(counter.load(std::memory_order_relaxed) + extra, std::memory_order_relaxed);
+  return true;
+}
+
+bool EmulatedFrequency::stretches_at(double hz, double) const noexcept {
+  return emulated_stretch_ns(1'000'000'000, hz, max_hz_, beta_) > 0;  // a second's segment
 }
 
 double EmulatedFrequency::added_busy_s(WorkerId w, Level level) const noexcept {

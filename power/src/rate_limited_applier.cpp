@@ -45,10 +45,11 @@ void RateLimitedApplier::flush_once(std::uint64_t now_ns) {
       failed_.fetch_add(1, std::memory_order_relaxed);
       continue;
     }
-    // The first write sets the starting tempo (the fastest level, 0). When the
-    // engine's requests came before the first poll it already carries a later
-    // level: that is a transition, from the tempo that was never written.
-    if (!first || records_.level(d) != 0) records_.count_applied(d);
+    // The first write sets the starting tempo (the engine's first request, the
+    // fastest level 0). When later requests came before the first poll it
+    // already carries a later level: that is a transition, from the starting
+    // tempo that was never written.
+    if (!first || (seq > 1 && records_.level(d) != 0)) records_.count_applied(d);
     applied_hz_[d] = hz;
     last_change_ns_[d] = now_ns;
   }

@@ -89,10 +89,9 @@ inline void announce(Frontend& fe, ThreadRecord& t, WorkerId w) noexcept {
 }
 
 [[gnu::always_inline]] inline void close_segment(Frontend& fe, ThreadRecord& t, WorkerId w, bool completed) noexcept {
-  const std::uint64_t now = fe.engine.now_ns();
-  fe.engine.task_end(w, completed, now);
-  t.last_end_ns = now;
-  t.end_stamp_reusable = !fe.engine.segments_stretched();  // the emulator's burn is not the next task's
+  // After the emulator's stretch, when there was one: its burn is not the next task's.
+  t.last_end_ns = fe.engine.task_end(w, completed, fe.engine.now_ns());
+  t.end_stamp_reusable = true;
   if (fe.dynamic_binding) fe.session.after_task(w);
   t.segment_open = false;
 }

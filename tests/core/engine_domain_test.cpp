@@ -113,3 +113,44 @@ TEST_CASE("Engine.Time.SegmentSpanningALevelChangeIsSplit", "[core][engine]") {
   CHECK(st[1].busy_ns_at_level[0] == 700);
   CHECK(st[1].segments == 1);
 }
+
+// An actuator that stretches only below the fastest level, as the emulator:
+// every segment it is handed is followed by as much again of busy work.
+class SlowLevelStretcher final : public TempoActuator {
+ public:
+  explicit SlowLevelStretcher(ManualClock& c) : clock(c) {}
+  void domain_level_changed(DomainId, Level, double, std::uint64_t) noexcept override {}
+  bool segment_end(WorkerId, std::uint64_t duration_ns, double, double) noexcept override {
+    ++calls;
+    clock.advance(duration_ns);
+    return true;
+  }
+  bool wants_segments() const noexcept override { return true; }
+  bool stretches_at(double hz, double max_hz) const noexcept override { return hz < max_hz; }
+  ManualClock& clock;
+  int calls = 0;
+};
+
+// task_end says when the worker is free for its next segment (after the
+// stretch: the front-ends start the next segment there), and a level the
+// actuator never stretches is not handed to it at all.
+TEST_CASE("Engine.Time.TaskEndReturnsWhenTheWorkerIsFree", "[core][engine]") {
+  ManualClock clock;
+  SlowLevelStretcher stretcher(clock);
+  Engine e(options_for(TempoPolicy::hermes, 2, 2), clock, stretcher);
+  e.worker_begin(0);
+  e.worker_begin(1);
+  e.push(0);
+  e.steal(1, 0);  // thief 1 procrastinates: level 1
+  REQUIRE(e.domain_level(1) == 1);
+  clock.set(1000);
+  e.task_begin(1);
+  clock.advance(200);
+  CHECK(e.task_end(1) == 1400);  // 200 ns at level 1, then 200 ns of stretch
+  CHECK(stretcher.calls == 1);
+  e.task_begin(0);
+  clock.advance(100);
+  CHECK(e.task_end(0) == 1500);  // the fastest level: no stretch, no call
+  CHECK(stretcher.calls == 1);
+  CHECK(e.worker_stats()[1].busy_ns_at_level[1] == 200);
+}

@@ -23,8 +23,9 @@ class RecordingActuator final : public TempoActuator {
   }
   // An emulator stand-in when set (before the engine is built): every segment
   // is followed by as much again of busy work, on this clock.
-  void segment_end(WorkerId, std::uint64_t duration_ns, double, double) noexcept override {
+  bool segment_end(WorkerId, std::uint64_t duration_ns, double, double) noexcept override {
     if (stretch_clock) stretch_clock->advance(duration_ns);
+    return stretch_clock != nullptr;
   }
   bool wants_segments() const noexcept override { return stretch_clock != nullptr; }
   std::vector<Change> changes;

@@ -95,16 +95,17 @@ class Engine {
   void steal(WorkerId thief, WorkerId victim) noexcept;  // thief starts a task from victim's queue
   void idle(WorkerId w) noexcept;                        // w ran out of work
   void task_begin(WorkerId w) noexcept;                  // a task segment starts on w
-  void task_end(WorkerId w, bool completed = true) noexcept;  // ... and ends (completed: not suspended)
+  // ... and ends (completed: not suspended). Returns the time the worker is
+  // free for its next segment: the end itself, or later when the actuator
+  // (the emulator) kept it busy after the end.
+  std::uint64_t task_end(WorkerId w, bool completed = true) noexcept;
   // The same at a time the front-end read from now_ns(): one clock read can
   // serve a segment's end and the next one's start (a read costs more than
-  // the rest of the event on some machines).
+  // the rest of the event on some machines) — task_end's result, which is
+  // after the emulator's stretch when there was one.
   void task_begin(WorkerId w, std::uint64_t now) noexcept;
-  void task_end(WorkerId w, bool completed, std::uint64_t now) noexcept;
+  std::uint64_t task_end(WorkerId w, bool completed, std::uint64_t now) noexcept;
   std::uint64_t now_ns() const noexcept;
-  // True when task_end hands segments to an actuator that may burn time after
-  // the end stamp (the emulator): that stamp must not start the next segment.
-  bool segments_stretched() const noexcept { return segments_to_actuator_; }
 
   // ---- state ---------------------------------------------------------------
   bool valid(WorkerId w) const noexcept { return w < max_workers_; }
@@ -131,16 +132,16 @@ class Engine {
   // Out-of-line parts of the inline events (detail/engine_hot_path.hpp).
   [[gnu::noinline]] void push_workload(WorkerId w, Slot& s, std::int64_t depth) noexcept;
   [[gnu::noinline]] void pop_workload(WorkerId w, Slot& s) noexcept;
-  [[gnu::noinline]] void account_split_segment(WorkerId w, Slot& s, std::uint64_t start, std::uint64_t changed,
+  [[gnu::noinline]] bool account_split_segment(WorkerId w, Slot& s, std::uint64_t start, std::uint64_t changed,
                                                std::uint64_t now, Level lv) noexcept;
-  [[gnu::noinline]] void emulate_segment(WorkerId w, std::uint64_t duration_ns, Level lv) noexcept;
+  [[gnu::noinline]] bool emulate_segment(WorkerId w, std::uint64_t duration_ns, Level lv) noexcept;
   int band_now(const Slot& s) const noexcept;
   void set_level(WorkerId w, Level level) noexcept;  // any thread
   void raise(WorkerId w) noexcept;                   // UP(w)
   void lower(WorkerId w) noexcept;                   // DOWN(w)
   void publish_domain(DomainId d) noexcept;
   void note_change(Domain& dom, Level before, std::uint64_t now) noexcept;
-  void account_segment(WorkerId w, Slot& s, std::uint64_t duration_ns, Level lv) noexcept;
+  bool account_segment(WorkerId w, Slot& s, std::uint64_t duration_ns, Level lv) noexcept;  // true: stretched
   void leave_immediacy_list(WorkerId w) noexcept;    // immediacy relay; list lock held
   [[gnu::noinline]] void sample_depth(Slot& s, std::uint64_t now) noexcept;
   bool workload_may_slow(WorkerId w) const noexcept;
@@ -152,6 +153,7 @@ class Engine {
   const SteadyClock* steady_clock_;  // clock_, when it is one: read without a virtual call
   TempoActuator& actuator_;
   bool segments_to_actuator_;
+  std::array<bool, kMaxLevels> stretched_at_level_{};  // the actuator stretches segments at this level
   int k_;
   std::size_t max_workers_;
   std::unique_ptr<Slot[]> slots_;

@@ -22,10 +22,17 @@ class TempoActuator {
 
   // Worker `w` ended a task segment of `duration_ns` while its domain ran at
   // `hz` (of a fastest `max_hz`). Only called when wants_segments() is true at
-  // engine construction: the emulator stretches the segment here.
-  virtual void segment_end(WorkerId /*w*/, std::uint64_t /*duration_ns*/, double /*hz*/,
-                           double /*max_hz*/) noexcept {}
+  // engine construction and stretches_at(hz, max_hz): the emulator stretches
+  // the segment here. Returns true when it kept the worker busy after the
+  // segment's end (the worker's next segment starts later than this one ended).
+  virtual bool segment_end(WorkerId /*w*/, std::uint64_t /*duration_ns*/, double /*hz*/,
+                           double /*max_hz*/) noexcept {
+    return false;
+  }
   virtual bool wants_segments() const noexcept { return false; }
+  // False when a segment at `hz` is never stretched (the emulator at the
+  // machine's fastest frequency): the engine then skips segment_end.
+  virtual bool stretches_at(double /*hz*/, double /*max_hz*/) const noexcept { return wants_segments(); }
 };
 
 // Records nothing; for tests and observe-only runs.

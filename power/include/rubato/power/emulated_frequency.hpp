@@ -35,8 +35,9 @@ class EmulatedFrequency final : public FrequencyControl {
   double added_busy_s(WorkerId w, Level level) const noexcept override;
 
   void domain_level_changed(DomainId domain, Level level, double hz, std::uint64_t now_ns) noexcept override;
-  void segment_end(WorkerId w, std::uint64_t duration_ns, double hz, double max_hz) noexcept override;
+  bool segment_end(WorkerId w, std::uint64_t duration_ns, double hz, double max_hz) noexcept override;
   bool wants_segments() const noexcept override { return true; }
+  bool stretches_at(double hz, double max_hz) const noexcept override;
 
   double beta() const noexcept { return beta_; }
   double machine_max_hz() const noexcept { return max_hz_; }

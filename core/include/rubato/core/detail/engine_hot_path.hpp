@@ -110,11 +110,13 @@ inline void Engine::task_begin(WorkerId w, std::uint64_t now) noexcept {
     sample_depth(s, now);
 }
 
-inline void Engine::task_end(WorkerId w, bool completed) noexcept { task_end(w, completed, now_ns()); }
+inline std::uint64_t Engine::task_end(WorkerId w, bool completed) noexcept { return task_end(w, completed, now_ns()); }
 
-inline void Engine::task_end(WorkerId w, bool completed, std::uint64_t now) noexcept {
-  if (!valid(w)) [[unlikely]]
-    return drop();
+inline std::uint64_t Engine::task_end(WorkerId w, bool completed, std::uint64_t now) noexcept {
+  if (!valid(w)) [[unlikely]] {
+    drop();
+    return now;
+  }
   Slot& s = slot(w);
   const std::uint64_t start = s.segment_start_ns;
   const std::uint64_t duration = start != engine_detail::kNoSegment && now > start ? now - start : 0;
@@ -124,16 +126,17 @@ inline void Engine::task_end(WorkerId w, bool completed, std::uint64_t now) noex
   const Domain& dom = *s.domain;
   const std::uint64_t changed = dom.changed_ns.load(std::memory_order_acquire);
   const Level lv = dom.level.load(std::memory_order_relaxed);
-  if (duration > 0 && changed > start && changed < now) [[unlikely]]
-    account_split_segment(w, s, start, changed, now, lv);
-  else
-    account_segment(w, s, duration, lv);
+  const bool stretched = duration > 0 && changed > start && changed < now
+                            ? account_split_segment(w, s, start, changed, now, lv)
+                            : account_segment(w, s, duration, lv);
+  // The emulator burnt its stretch after `now`: the worker is free only now.
+  return stretched ? now_ns() : now;
 }
 
-inline void Engine::account_segment(WorkerId w, Slot& s, std::uint64_t duration_ns, Level lv) noexcept {
-  if (duration_ns == 0) return;
+inline bool Engine::account_segment(WorkerId w, Slot& s, std::uint64_t duration_ns, Level lv) noexcept {
+  if (duration_ns == 0) return false;
   engine_detail::bump(s.busy_ns[static_cast<std::size_t>(lv)], duration_ns);
-  if (segments_to_actuator_) emulate_segment(w, duration_ns, lv);
+  return stretched_at_level_[static_cast<std::size_t>(lv)] && emulate_segment(w, duration_ns, lv);
 }
 
 }  // namespace rubato
