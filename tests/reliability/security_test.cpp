@@ -1,8 +1,13 @@
 // Security of state files and restore (issue 9, "Security"). Every test puts
 // a stand-in file outside the fake tree where an attacker would aim, and
 // checks that it keeps its bytes: no test goes near a real system file.
+#include <grp.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cstdio>
 
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -269,4 +274,60 @@ TEST_CASE("Reliability.Security.OutputPathsAreNeverTurnedAgainstTheHost") {
     CHECK(lines[0].find(what) != std::string::npos);
     CHECK(s.outside_untouched());
   }
+}
+
+// A setuid-root program started by an unprivileged user runs in secure-
+// execution mode (AT_SECURE): its environment is the user's, so RUBATO_REPORT
+// must not make a root process write where the user chose. rubato must not
+// start at all, and the program must run as without it. The test installs a
+// setuid copy of the ticker in a private directory, so it needs root and a
+// file system that honours setuid; elsewhere it says why and checks nothing.
+TEST_CASE("Reliability.Security.SecureExecutionKeepsRubatoOut") {
+  if (::geteuid() != 0) {
+    WARN("not run: installing a setuid test program needs root");
+    return;
+  }
+  test::TempDir tmp;
+  struct statvfs fs_info {};
+  if (::statvfs(tmp.path().c_str(), &fs_info) != 0 || (fs_info.f_flag & ST_NOSUID)) {
+    WARN("not run: " << tmp.path() << " is on a nosuid file system");
+    return;
+  }
+  // nobody must reach the program; only root may write the directory.
+  fs::permissions(tmp.path(), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                  fs::perms::others_read | fs::perms::others_exec);
+  const std::string program = tmp.path() + "/ticker";
+  fs::copy_file(test::kTicker, program);
+  REQUIRE(::chown(program.c_str(), 0, 0) == 0);
+  REQUIRE(::chmod(program.c_str(), 04755) == 0);
+  const std::string report = tmp.path() + "/report.json";
+  const std::string err_path = tmp.path() + "/stderr.txt";
+  const std::string out_path = tmp.path() + "/stdout.txt";
+
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    // The unprivileged user: real and effective ids nobody; exec makes the
+    // effective id root again through the setuid bit.
+    if (!std::freopen(out_path.c_str(), "w", stdout) || !std::freopen(err_path.c_str(), "w", stderr)) ::_exit(126);
+    if (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(125);
+    const std::string tool = std::string("OMP_TOOL_LIBRARIES=") + test::kOmptTool;
+    const std::string report_env = "RUBATO_REPORT=" + report;
+    char* const argv[] = {const_cast<char*>(program.c_str()), const_cast<char*>("14"),
+                          const_cast<char*>("/nonexistent/stop"), const_cast<char*>("0"), nullptr};
+    char* const envp[] = {const_cast<char*>(tool.c_str()), const_cast<char*>(report_env.c_str()),
+                          const_cast<char*>("RUBATO_LOG=info"), const_cast<char*>("OMP_NUM_THREADS=2"), nullptr};
+    ::execve(argv[0], argv, envp);
+    ::_exit(127);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  const std::string err = test::read_file(err_path);
+  INFO("stderr:\n" << err);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  CHECK(test::read_file(out_path).find("fib") != std::string::npos);
+  CHECK(err.find("rubato: not started: this program runs in secure-execution mode") != std::string::npos);
+  CHECK_FALSE(fs::exists(report));
 }
