@@ -21,7 +21,7 @@ inline constexpr std::uint64_t kNoSegment = ~std::uint64_t{0};
 
 }  // namespace engine_detail
 
-// One worker's state: three cache lines so that what only the owner writes,
+// One worker's state: four cache lines so that what only the owner writes,
 // what several threads update on rare tempo changes, and what thieves write
 // never share a line.
 struct Engine::Slot {
