@@ -209,6 +209,16 @@ std::optional<Report> report_from_json(std::string_view text, std::string& error
   } catch (const json::parse_error& e) {
     error = "offset " + std::to_string(e.byte) + ": not valid JSON (" + e.what() + ")";
     return std::nullopt;
+  } catch (const json::exception& e) {
+    // A number too large for a double (out_of_range 406, found by fuzzing)
+    // carries no offset: the first place its text appears.
+    const std::string what = e.what();
+    const std::size_t open = what.find('\'');
+    const std::size_t close = open == std::string::npos ? open : what.find('\'', open + 1);
+    std::size_t at = close == std::string::npos ? 0 : text.find(what.substr(open + 1, close - open - 1));
+    if (at == std::string_view::npos) at = 0;
+    error = "offset " + std::to_string(at) + ": not valid JSON (" + what + ")";
+    return std::nullopt;
   }
   if (!j.is_object()) {
     error = "offset 0: a report is a JSON object";

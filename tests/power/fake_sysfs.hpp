@@ -37,6 +37,15 @@ class FakeSysfs {
     std::filesystem::create_directories(p.parent_path());
     std::ofstream(p, std::ios::binary) << content;
   }
+  // The same, replacing the file in one step (write a sibling, rename over):
+  // for files a thread of the code under test may read meanwhile — sysfs
+  // never shows a reader a half-written value, a truncate-and-write does.
+  void replace(const std::string& rel, const std::string& content) const {
+    const std::filesystem::path p = root_ + "/" + rel;
+    const std::filesystem::path tmp = p.string() + ".new";
+    std::ofstream(tmp, std::ios::binary) << content;
+    std::filesystem::rename(tmp, p);
+  }
   std::string read(const std::string& rel) const {
     std::ifstream in(root_ + "/" + rel, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), {});

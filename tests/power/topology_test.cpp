@@ -64,8 +64,8 @@ TEST_CASE("Power.Powercap.ZonesAndWraparound") {
   REQUIRE(meter.usable(why));
   REQUIRE(meter.start(why));
   // The package counter wraps: 999 J -> 1000 J (max) -> 2 J, i.e. 3 J; dram +0.5 J.
-  fs.write("class/powercap/intel-rapl:0/energy_uj", "2000000\n");
-  fs.write("class/powercap/intel-rapl:0:1/energy_uj", "1500000\n");
+  fs.replace("class/powercap/intel-rapl:0/energy_uj", "2000000\n");  // the meter's poller reads meanwhile
+  fs.replace("class/powercap/intel-rapl:0:1/energy_uj", "1500000\n");
   const EnergyFigure e = meter.stop();
   REQUIRE(e.available);
   CHECK(e.source == "measured:rapl");
