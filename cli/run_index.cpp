@@ -1,5 +1,7 @@
 #include "run_index.hpp"
 
+#include "rubato/core/json_error.hpp"
+
 #include <nlohmann/json.hpp>
 
 namespace rubato::cli {
@@ -39,7 +41,10 @@ std::optional<RunIndex> index_from_json(std::string_view text, std::string& erro
   try {
     j = json::parse(text.begin(), text.end());
   } catch (const json::parse_error& e) {
-    error = "offset " + std::to_string(e.byte) + ": not valid JSON (" + e.what() + ")";
+    error = json_syntax_error(text, e.what(), e.byte);
+    return std::nullopt;
+  } catch (const json::exception& e) {  // a number too large for a double
+    error = json_syntax_error(text, e.what(), std::nullopt);
     return std::nullopt;
   }
   if (!j.is_object() || !j.contains("rubato_index")) {

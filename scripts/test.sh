@@ -4,7 +4,7 @@
 # but this checkout (and ../shared for the papers the docs cite).
 #   scripts/test.sh   default build (every test); then under ASan+UBSan (asan)
 #                     the unit, reliability and OpenMP end-to-end tests and each
-#                     libFuzzer target for RUBATO_FUZZ_SECONDS (default 25)
+#                     libFuzzer target for RUBATO_FUZZ_SECONDS (default 15)
 #                     from its kept corpus; then under TSan (tsan) the core,
 #                     power, OpenMP, TBB and reliability tests — CI's budget is
 #                     25 minutes on 2 cores (tests/RELIABILITY.md, "Sanitizers")
@@ -24,7 +24,7 @@ for preset in $presets; do
   configure=(cmake --preset "$preset")
   targets=()
   case $preset in
-    asan) configure+=(-DRUBATO_FUZZ_SECONDS="${RUBATO_FUZZ_SECONDS:-25}") ;;
+    asan) configure+=(-DRUBATO_FUZZ_SECONDS="${RUBATO_FUZZ_SECONDS:-15}") ;;
     fuzz)
       configure+=(-DRUBATO_FUZZ_SECONDS="${RUBATO_FUZZ_SECONDS:-25}")
       targets=(--target rubato_fuzzers)

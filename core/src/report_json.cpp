@@ -2,6 +2,7 @@
 #include <type_traits>
 
 #include "rubato/core/report.hpp"
+#include "rubato/core/json_error.hpp"
 
 namespace rubato {
 namespace {
@@ -207,17 +208,10 @@ std::optional<Report> report_from_json(std::string_view text, std::string& error
   try {
     j = json::parse(text.begin(), text.end());
   } catch (const json::parse_error& e) {
-    error = "offset " + std::to_string(e.byte) + ": not valid JSON (" + e.what() + ")";
+    error = json_syntax_error(text, e.what(), e.byte);
     return std::nullopt;
-  } catch (const json::exception& e) {
-    // A number too large for a double (out_of_range 406, found by fuzzing)
-    // carries no offset: the first place its text appears.
-    const std::string what = e.what();
-    const std::size_t open = what.find('\'');
-    const std::size_t close = open == std::string::npos ? open : what.find('\'', open + 1);
-    std::size_t at = close == std::string::npos ? 0 : text.find(what.substr(open + 1, close - open - 1));
-    if (at == std::string_view::npos) at = 0;
-    error = "offset " + std::to_string(at) + ": not valid JSON (" + what + ")";
+  } catch (const json::exception& e) {  // a number too large for a double (found by fuzzing)
+    error = json_syntax_error(text, e.what(), std::nullopt);
     return std::nullopt;
   }
   if (!j.is_object()) {

@@ -245,3 +245,9 @@ TEST_CASE("Cli.Compare.Formatting", "[cli][compare]") {
   CHECK(display_workload("/a/b/knn_omp -n 5") == "knn_omp -n 5");
   CHECK(display_workload("prog") == "prog");
 }
+
+TEST_CASE("Cli.RunIndex.NumberTooLargeIsAnErrorWithItsOffset", "[cli]") {
+  std::string err;
+  CHECK_FALSE(index_from_json(R"({"rubato_index": 1, "runs": [], "x": 1e999})", err));
+  CHECK(err.rfind("offset 37: not valid JSON", 0) == 0);
+}

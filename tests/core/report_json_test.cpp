@@ -67,6 +67,10 @@ TEST_CASE("Report.Json.ErrorsNameOffsetOrField", "[core][report]") {
       R"({"schema_version": 1, "policy": {"name": "x"}, "wall_s": 1, "energy": {"available": true, "joules": 3, "source": ""}})",
       err));
   CHECK(err.find("source") != std::string::npos);
+  // A number too large for a double: refused with where it is, not thrown
+  // (found by fuzzing; it used to escape and terminate the reader).
+  CHECK_FALSE(report_from_json(R"({"schema_version": 1, "wall_s": 6.21e529})", err));
+  CHECK(err.rfind("offset 32: not valid JSON", 0) == 0);
 }
 
 TEST_CASE("Report.Path.Patterns", "[core][report]") {
