@@ -29,13 +29,12 @@ Engine::Engine(EngineOptions options, const Clock& clock, TempoActuator& actuato
       clock_(clock),
       steady_clock_(dynamic_cast<const SteadyClock*>(&clock)),
       actuator_(actuator),
-      segments_to_actuator_(actuator.wants_segments()),
       k_(options_.fixed_thresholds.empty() ? options_.thresholds
                                            : static_cast<int>(options_.fixed_thresholds.size())),
       max_workers_(options_.max_workers),
       slots_(new Slot[options_.max_workers == 0 ? 1 : options_.max_workers]),
       list_(options_.max_workers == 0 ? 1 : options_.max_workers) {
-  if (segments_to_actuator_)
+  if (actuator_.wants_segments())
     for (Level l = 0; l < ladder_.levels() && l < kMaxLevels; ++l)
       stretched_at_level_[static_cast<std::size_t>(l)] = actuator_.stretches_at(ladder_.hz(l), ladder_.max_hz());
   if (max_workers_ == 0) throw std::invalid_argument("engine: max_workers must be positive");

@@ -152,7 +152,6 @@ class Engine {
   const Clock& clock_;
   const SteadyClock* steady_clock_;  // clock_, when it is one: read without a virtual call
   TempoActuator& actuator_;
-  bool segments_to_actuator_;
   std::array<bool, kMaxLevels> stretched_at_level_{};  // the actuator stretches segments at this level
   int k_;
   std::size_t max_workers_;
