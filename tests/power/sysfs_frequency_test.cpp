@@ -117,6 +117,8 @@ TEST_CASE("Power.Sysfs.ControlThenRestoreByteExact") {
   CHECK(wait_for([&] { return fs.read("devices/system/cpu/cpufreq/policy2/scaling_setspeed") == "1400000"; }));
   freq.domain_level_changed(1, 0, 2.4e9, 0);
   CHECK(wait_for([&] { return fs.read("devices/system/cpu/cpufreq/policy2/scaling_setspeed") == "2400000"; }));
+  // The applier counts a transition after its write returns: wait for the count too.
+  CHECK(wait_for([&] { return freq.applied_transitions(1) == 1; }));
   CHECK(freq.applied_transitions(1) == 1);
 
   const RestoreOutcome out = freq.restore();
