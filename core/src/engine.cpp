@@ -192,6 +192,28 @@ bool Engine::account_split_segment(WorkerId w, Slot& s, std::uint64_t start, std
   return before || after;
 }
 
+// A chained run's clock read (see segment_end): its time so far is accounted
+// and the run goes on from the worker's free time. Reads are spaced by chained
+// segment ends, adapted so that they come about one depth-sample interval
+// apart: every end for long tasks, at most every kMaxChainedReadEvery for
+// fine-grained ones (a run then holds at most that many segments).
+void Engine::measure_run(WorkerId w, Slot& s) noexcept {
+  constexpr std::uint32_t kMaxChainedReadEvery = 64;
+  s.chained_ends_left = s.chained_read_every;
+  const std::uint64_t start = s.run_start_ns;
+  if (start == kNoSegment) return;  // the run was ended already: nothing to measure
+  const std::uint64_t now = now_ns();
+  const std::uint64_t free = account_run(w, s, start, now);
+  s.run_start_ns = free;
+  const std::uint64_t elapsed = now > start ? now - start : 0;
+  if (elapsed < options_.sample_interval_ns / 2)
+    s.chained_read_every = std::min(s.chained_read_every * 2, kMaxChainedReadEvery);
+  else if (elapsed > options_.sample_interval_ns)
+    s.chained_read_every = std::max<std::uint32_t>(s.chained_read_every / 2, 1);
+  s.chained_ends_left = s.chained_read_every;
+  if (free >= s.next_sample_ns) sample_depth(s, free);
+}
+
 bool Engine::emulate_segment(WorkerId w, std::uint64_t duration_ns, Level lv) noexcept {
   return actuator_.segment_end(w, duration_ns, ladder_.hz(lv), ladder_.max_hz());
 }

@@ -121,8 +121,8 @@ void park_point(ompt_data_t* thread) noexcept {
     return;
   const Frame* top = ts->top();
   if (top && top->wait != WaitKind{}) {
+    g_tool->mapper->end_run(*ts);  // the park is not busy time
     parking->park(ts->worker);
-    ts->end_stamp_reusable = false;  // the next segment must not start before the park
   }
 }
 

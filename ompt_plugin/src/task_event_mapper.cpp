@@ -11,10 +11,9 @@
 namespace rubato::ompt {
 namespace {
 
-constexpr WaitKind kNotWaiting{};
-
-TaskMark mark_of(const ompt_data_t* task) noexcept { return task ? TaskMark(task->value) : TaskMark(); }
-void set_mark(ompt_data_t* task, TaskMark m) noexcept { task->value = m.word(); }
+using mapper_detail::kNotWaiting;
+using mapper_detail::mark_of;
+using mapper_detail::set_mark;
 
 WaitKind wait_kind(ompt_sync_region_t kind) noexcept {
   switch (kind) {
@@ -59,17 +58,11 @@ TaskEventMapper::TaskEventMapper(Session& session, TraceFileWriter* trace, const
       clock_(clock),
       trace_origin_ns_(trace_origin_ns),
       options_(options),
+      plain_(trace == nullptr && !options.dynamic_binding),
       registry_(std::min<std::size_t>(engine_.max_workers(), TaskMark::kMaxCreator + 1)),
       states_(registry_.capacity()) {}
 
 // ---- threads and worker identity -------------------------------------------------------
-
-ThreadState* TaskEventMapper::state(ompt_data_t* thread, WorkerId preferred) noexcept {
-  if (!thread) [[unlikely]]
-    return &unobserved_;  // not an OpenMP thread as far as libomp knows
-  auto* ts = static_cast<ThreadState*>(thread->ptr);
-  return ts ? ts : claim(thread, preferred);
-}
 
 ThreadState* TaskEventMapper::claim(ompt_data_t* thread, WorkerId preferred) noexcept {
   const WorkerId w = registry_.claim(preferred);
@@ -85,7 +78,6 @@ ThreadState* TaskEventMapper::claim(ompt_data_t* thread, WorkerId preferred) noe
     ts.live = true;
     ts.depth = 0;
     ts.segment_task = 0;
-    ts.end_stamp_reusable = false;
     if (tracing() && !ts.trace_storage) ts.trace_storage = std::make_unique<TraceBlockBuffer>(options_.trace_block_bytes);
     ts.trace = ts.trace_storage.get();
     thread->ptr = &ts;
@@ -114,6 +106,7 @@ void TaskEventMapper::thread_end(ompt_data_t* thread) noexcept {
   thread->ptr = nullptr;
   if (!ts || ts->worker == kNoWorker) return;
   close_segment(*ts, SegmentEnd::unfinished, false);
+  end_run(*ts);
   flush(*ts);
   ts->live = false;
   session_.worker_stopped(ts->worker);
@@ -122,37 +115,6 @@ void TaskEventMapper::thread_end(ompt_data_t* thread) noexcept {
 
 // ---- segments and the task stack --------------------------------------------------------
 
-// One clock read per task switch: a task popped from the thread's own queue
-// (or run inline, or resumed on top of the one that just stopped) starts at
-// the end of the thread's previous segment — the thread went straight from
-// that end through libomp's dispatch to this start, it had work of its own.
-// Busy time (and the emulator's stretch) then covers that dispatch code, which
-// runs at the worker's frequency like the tasks, but never a wait: a steal, the
-// end of a taskwait / barrier, a new parallel region, a return after a region,
-// a park, and anything after maybe_idle found the thread out of work read the
-// clock afresh. A trace keeps exact segment times: when tracing, every start is
-// read. A read costs ~25-50 ns on a VM, as much as the rest of a task event.
-inline void TaskEventMapper::open_segment(ThreadState& ts, std::uint64_t task, SegmentStart how) noexcept {
-  ts.segment_task = task;
-  ts.segment_start = how;
-  if (tracing()) {
-    ts.segment_start_ns = trace_now();
-    ts.end_stamp_reusable = false;
-  }
-  engine_.task_begin(ts.worker, ts.end_stamp_reusable ? ts.last_end_ns : engine_.now_ns());
-  ts.end_stamp_reusable = false;
-  if (options_.dynamic_binding) session_.before_task(ts.worker);
-}
-
-inline void TaskEventMapper::close_segment(ThreadState& ts, SegmentEnd how, bool completed) noexcept {
-  if (ts.segment_task == 0) return;
-  // After the emulator's stretch, when there was one: its burn is not the next task's.
-  ts.last_end_ns = engine_.task_end(ts.worker, completed, engine_.now_ns());
-  ts.end_stamp_reusable = true;
-  if (options_.dynamic_binding) session_.after_task(ts.worker);
-  if (tracing() && TaskMark::id_has_creator(ts.segment_task)) record_segment(ts, how);
-  ts.segment_task = 0;
-}
 
 void TaskEventMapper::record_segment(ThreadState& ts, SegmentEnd how) noexcept {
   const std::uint64_t now = trace_now();
@@ -177,7 +139,7 @@ void TaskEventMapper::frames_overflowed() noexcept {
 
 // The task on top of the stack continues (after a child, a nested region, a wait).
 void TaskEventMapper::resume_top(ThreadState& ts) noexcept {
-  ts.end_stamp_reusable = false;  // after a region's join barrier
+  end_run(ts);  // after a region's join barrier
   const Frame* top = ts.top();
   if (top && top->wait == kNotWaiting && top->timed) open_segment(ts, top->task, SegmentStart::resume);
 }
@@ -191,31 +153,15 @@ void TaskEventMapper::inconsistent(const ThreadState& ts, const char* where) noe
 
 // ---- push, pop, steal ----------------------------------------------------------------------
 
-void TaskEventMapper::task_create(ompt_data_t* thread, ompt_data_t* parent, ompt_data_t* task, int flags,
-                                  bool has_dependences) noexcept {
-  ThreadState& ts = *state(thread, kNoWorker);
-  const WorkerId w = ts.worker;
-  std::uint64_t m = 0;
-  // An undeferred task (if(0), final, serialized team, included) runs at once
-  // on its creator: it never enters a queue. A task without the explicit flag
-  // (a target task) is not ours to count.
-  const bool is_explicit = (flags & ompt_task_explicit) != 0;
-  const bool deferred = is_explicit && !(flags & ompt_task_undeferred);
-  if (is_explicit) m |= TaskMark::kExplicit | TaskMark::kTimed;
-  if (deferred) m |= TaskMark::kDeferred;
-  if (flags & ompt_task_untied) m |= TaskMark::kUntied;
-  const TaskMark mark = TaskMark::make(w, next_seq(ts), m);
-  set_mark(task, mark);
-  if (w == kNoWorker) return;
-  if (deferred) {
-    engine_.push(w);
-    ++ts.pushes;
-  }
-  if (tracing() && is_explicit) {
-    const TaskMark pm = mark_of(parent);
-    record(ts, TaskRecord{mark.id(), pm.creator() != kNoWorker ? pm.id() : 0, w, trace_flags(flags, deferred, has_dependences),
-                          trace_now()});
-  }
+void TaskEventMapper::record_create(ThreadState& ts, ompt_data_t* parent, TaskMark mark, int flags, bool deferred,
+                                    bool has_dependences) noexcept {
+  const TaskMark pm = mark_of(parent);
+  record(ts, TaskRecord{mark.id(), pm.creator() != kNoWorker ? pm.id() : 0, ts.worker,
+                        trace_flags(flags, deferred, has_dependences), trace_now()});
+}
+
+std::uint64_t TaskEventMapper::unobserved_seq() noexcept {
+  return unobserved_seq_.fetch_add(1, std::memory_order_relaxed);
 }
 
 std::uint64_t TaskEventMapper::next_seq(ThreadState& ts) noexcept {
@@ -240,12 +186,8 @@ SegmentStart TaskEventMapper::first_start(ThreadState& ts, ompt_data_t* task, Ta
   return SegmentStart::steal;
 }
 
-void TaskEventMapper::task_schedule(ompt_data_t* thread, ompt_data_t* prior, ompt_task_status_t status,
-                                    ompt_data_t* next) noexcept {
-  // early / late fulfill report a detached task's completion event: no segment,
-  // and the task was already counted as completed when its body finished.
-  if (status == ompt_task_early_fulfill || status == ompt_task_late_fulfill) return;
-  ThreadState& ts = *state(thread, kNoWorker);
+void TaskEventMapper::task_schedule_general(ThreadState& ts, ompt_data_t* prior, ompt_task_status_t status,
+                                            ompt_data_t* next) noexcept {
   if (ts.worker == kNoWorker) {
     // A thread beyond max_workers: let the engine count what it cannot attribute.
     const TaskMark nm = mark_of(next);
@@ -306,7 +248,10 @@ void TaskEventMapper::task_schedule(ompt_data_t* thread, ompt_data_t* prior, omp
     maybe_idle(ts, *now_top);  // back in a wait: no segment
     return;
   }
-  if (how == SegmentStart::steal || how == SegmentStart::launch) ts.end_stamp_reusable = false;  // it looked for work
+  // It looked for work. maybe_idle ended the run when the thread found its own
+  // queue empty; one with tasks it may not run (libomp's task scheduling
+  // constraint) ends it only here, its search counted as busy.
+  if (how == SegmentStart::steal || how == SegmentStart::launch) end_run(ts);
   if (nm.has(TaskMark::kTimed)) open_segment(ts, nm.id(), how);
 }
 
@@ -330,24 +275,13 @@ void TaskEventMapper::task_schedule(ompt_data_t* thread, ompt_data_t* prior, omp
 //    a spurious idle; a wait that spins on a stolen child without stealing
 //    gives the relay as soon as the check runs (entry or return).
 // A worker that steals is treated as idle first by the engine itself (a thief
-// has run out of its own work).
-void TaskEventMapper::maybe_idle(ThreadState& ts, const Frame& waiting) noexcept {
-  const bool task_wait = waiting.wait == WaitKind::taskwait || waiting.wait == WaitKind::taskgroup;
-  if (waiting.wait == WaitKind::barrier || task_wait) {
-    if (engine_.depth(ts.worker) > 0) return;  // it runs its own queued tasks next
-    if (task_wait && ts.pushes - waiting.base_pushes <= ts.pops - waiting.base_pops)
-      return;  // every child ran here: the wait ends at once
-    engine_.idle(ts.worker);
-  }
-  // Out of work, or a wait of another kind: the thread may wait here.
-  ts.end_stamp_reusable = false;
-}
+// has run out of its own work). The check, maybe_idle, is inline in
+// task_event_mapper_hot.hpp: fast paths call it on every return to a wait.
 
 // ---- waits and implicit tasks ------------------------------------------------------------
 
-void TaskEventMapper::sync_region_wait(ompt_data_t* thread, ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
-                                       ompt_data_t* task) noexcept {
-  ThreadState& ts = *state(thread, kNoWorker);
+void TaskEventMapper::sync_region_wait_general(ThreadState& ts, ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                                               ompt_data_t* task) noexcept {
   if (ts.worker == kNoWorker) return;
   const WaitKind wk = wait_kind(kind);
   const TaskMark m = mark_of(task);
@@ -364,19 +298,18 @@ void TaskEventMapper::sync_region_wait(ompt_data_t* thread, ompt_sync_region_t k
       top->wait = wk;
       maybe_idle(ts, *top);
     } else {
-      ts.end_stamp_reusable = false;
+      end_run(ts);
     }
   } else {
     // A taskwait / taskgroup in which every task this thread pushed since the
     // waiting task started here was popped here again had no stolen child to
-    // wait for: it ended as soon as the last child's segment did, and that end
-    // stamp (still reusable unless the thread looked for work since) serves as
-    // the task's resume — one clock read less per waiting task. Otherwise it
-    // may have waited for a stolen child: read afresh.
+    // wait for: it ended as soon as the last child's segment did, and the
+    // task's resume continues the run (maybe_idle left it open). Otherwise it
+    // may have waited for a stolen child: a new run.
     const bool nothing_stolen = top && (top->wait == WaitKind::taskwait || top->wait == WaitKind::taskgroup) &&
                                 ts.pushes - top->base_pushes <= ts.pops - top->base_pops;
     if (top) top->wait = kNotWaiting;
-    if (!nothing_stolen) ts.end_stamp_reusable = false;
+    if (!nothing_stolen) end_run(ts);
     if (traced) record(ts, WaitRecord{m.id(), ts.worker, wk, false, trace_now()});
     if (m.has(TaskMark::kTimed) && ts.segment_task == 0) open_segment(ts, m.id(), SegmentStart::resume);
   }
@@ -394,7 +327,7 @@ void TaskEventMapper::implicit_task(ompt_data_t* thread, ompt_scope_endpoint_t e
     set_mark(task, m);
     if (w == kNoWorker) return;
     close_segment(ts, SegmentEnd::suspended, false);  // a region nested in a running task
-    ts.end_stamp_reusable = false;                     // a pool thread waited for this region
+    end_run(ts);                                       // a pool thread waited for this region
     push_frame(ts, m);
     if (tracing()) record(ts, TaskRecord{m.id(), 0, w, trace_flags(flags, false, false), trace_now()});
     if (!initial) open_segment(ts, m.id(), SegmentStart::inline_);

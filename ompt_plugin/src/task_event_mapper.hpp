@@ -54,17 +54,29 @@ class TaskEventMapper {
 
   std::uint64_t inconsistencies() const noexcept { return inconsistencies_.load(std::memory_order_relaxed); }
 
+  // The thread may wait from here on (the tool parks it): its busy run ends
+  // (Engine::run_end). The mapper calls it itself wherever a thread may wait.
+  void end_run(ThreadState& ts) noexcept;
+
  private:
   ThreadState* state(ompt_data_t* thread, WorkerId preferred) noexcept;
   [[gnu::cold, gnu::noinline]] ThreadState* claim(ompt_data_t* thread, WorkerId preferred) noexcept;
 
-  // Inlined into every event (one clock read and two engine events each).
+  // Inlined into every event (one engine event each; no clock read but the trace's).
   [[gnu::always_inline]] inline void open_segment(ThreadState& ts, std::uint64_t task, SegmentStart how) noexcept;
   [[gnu::always_inline]] inline void close_segment(ThreadState& ts, SegmentEnd how, bool completed) noexcept;
   void record_segment(ThreadState& ts, SegmentEnd how) noexcept;
   void push_frame(ThreadState& ts, TaskMark task) noexcept;
   std::uint64_t next_seq(ThreadState& ts) noexcept;
   SegmentStart first_start(ThreadState& ts, ompt_data_t* task, TaskMark mark) noexcept;
+  bool fast_task_schedule(ThreadState& ts, ompt_data_t* prior, ompt_task_status_t status, ompt_data_t* next) noexcept;
+  bool fast_taskwait(ThreadState& ts, ompt_scope_endpoint_t endpoint, ompt_data_t* task) noexcept;
+  void sync_region_wait_general(ThreadState& ts, ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                                ompt_data_t* task) noexcept;
+  void task_schedule_general(ThreadState& ts, ompt_data_t* prior, ompt_task_status_t status, ompt_data_t* next) noexcept;
+  void record_create(ThreadState& ts, ompt_data_t* parent, TaskMark mark, int flags, bool deferred,
+                     bool has_dependences) noexcept;
+  std::uint64_t unobserved_seq() noexcept;
   void maybe_idle(ThreadState& ts, const Frame& waiting) noexcept;
   void resume_top(ThreadState& ts) noexcept;
   // Rare paths, kept out of line so that the per-task paths stay small.
@@ -82,6 +94,7 @@ class TaskEventMapper {
   const Clock& clock_;
   std::uint64_t trace_origin_ns_;
   MapperOptions options_;
+  bool plain_;  // no trace and no per-task binding: the inline fast paths apply
   WorkerRegistry registry_;
   std::vector<std::unique_ptr<ThreadState>> states_;  // by worker index, created at first claim
   ThreadState unobserved_;                            // shared by threads beyond max_workers
@@ -91,3 +104,5 @@ class TaskEventMapper {
 };
 
 }  // namespace rubato::ompt
+
+#include "task_event_mapper_hot.hpp"

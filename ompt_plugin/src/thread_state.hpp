@@ -47,10 +47,6 @@ struct alignas(kCacheLine) ThreadState {
   std::uint64_t segment_start_ns = 0;  // only when tracing
   std::uint32_t depth = 0;             // tasks on the stack; frames beyond kMaxFrames are not kept
   bool live = false;                   // a thread holds this worker index
-  // The engine time of this thread's last segment end, and whether the next
-  // segment may start at it (see open_segment in task_event_mapper.cpp).
-  bool end_stamp_reusable = false;
-  std::uint64_t last_end_ns = 0;
   TraceBlockBuffer* trace = nullptr;   // null when not tracing
 
   alignas(kCacheLine) std::array<Frame, kMaxFrames> frames{};

@@ -89,6 +89,7 @@ void ArenaObserver::on_scheduler_exit(bool /*is_worker*/) {
   ThreadRecord& t = record_for(*fe);
   if (t.worker != w || t.scopes > 0) return;  // never announced under this slot, or nested (above)
   if (t.segment_open) close_segment(*fe, t, w, false);
+  fe->engine.run_end(w);
   // Leaving the arena: nothing of its own left to run.
   if (!t.idle && fe->engine.depth(w) <= 0) {
     fe->engine.idle(w);
@@ -130,6 +131,7 @@ const Report& ArenaObserver::finish() noexcept {
   ThreadRecord& t = record_for(fe);
   if (w != kNoWorker && t.worker == w) {
     if (t.segment_open) close_segment(fe, t, w, false);
+    fe.engine.run_end(w);
     fe.in_arena[w].store(false, std::memory_order_relaxed);
     fe.session.worker_stopped(w);
   }

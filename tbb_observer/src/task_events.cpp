@@ -162,11 +162,9 @@ void wait_scope::end() noexcept {
   if (!resumes_segment_) return;
   // Every task this thread pushed since the waiting task started was popped
   // here again: no child was stolen, so the wait had nothing to wait for and
-  // ended when the last child's segment did. That end stamp (still reusable
-  // unless the thread looked for work since; after the emulator's stretch)
-  // serves as the resume: one clock read less per waiting task. (oneTBB
-  // thieves take the oldest tasks first, so a pop of an older task here cannot
-  // hide a stolen child.) Otherwise the thread may have waited: read afresh.
+  // ended when the last child's segment did: the resume continues the run.
+  // (oneTBB thieves take the oldest tasks first, so a pop of an older task here
+  // cannot hide a stolen child.) Otherwise the thread may have waited: a new run.
   const bool nothing_stolen = t.pushes - frame_.base_pushes <= t.pops - frame_.base_pops;
   open_segment(*e.fe, t, e.w, nothing_stolen);
 }

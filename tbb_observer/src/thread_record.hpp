@@ -28,10 +28,6 @@ struct alignas(kCacheLine) ThreadRecord {
   std::uint32_t scopes = 0;      // task / wait scopes open on this thread
   bool segment_open = false;
   bool idle = false;             // idle reported since this thread last started a task
-  // The engine time of this thread's last segment end, and whether the next
-  // segment may start at it (see open_segment).
-  bool end_stamp_reusable = false;
-  std::uint64_t last_end_ns = 0;
 };
 
 inline thread_local ThreadRecord t_record;
@@ -71,27 +67,25 @@ inline void announce(Frontend& fe, ThreadRecord& t, WorkerId w) noexcept {
   return w;
 }
 
-// One clock read per task switch. A segment opened with `follows_last_end`
-// starts at the end of the thread's previous segment when nothing since says
-// the thread may have waited: the same instant (a task starting inside an open
-// segment, or its parent resuming), or a task popped from the thread's own
-// queue inside one of its waits — the thread went straight from the last
-// task's end through oneTBB's dispatch to it. Busy time (and the emulator's
-// stretch) then covers that dispatch code, which runs at the worker's
-// frequency too, but never a wait: steals, the end of a wait, a task started
-// from the scheduler's own loop, and anything after maybe_idle found the
-// thread out of work read the clock afresh. A read costs ~25-50 ns on a VM.
+// No clock read per task switch: segments are chained in the engine (see
+// Engine::segment_begin). A segment opened with `follows_last_end` continues
+// the busy run of the thread's previous segment: the same instant (a task
+// starting inside an open segment, or its parent resuming), or a task popped
+// from the thread's own queue inside one of its waits — the thread went
+// straight from the last task's end through oneTBB's dispatch to it. Busy time
+// (and the emulator's stretch) then covers that dispatch code, which runs at
+// the worker's frequency too, but never a wait: maybe_idle ends the run as soon
+// as the thread is out of work of its own, and steals, the end of a wait, a
+// task started from the scheduler's own loop start a new one.
 [[gnu::always_inline]] inline void open_segment(Frontend& fe, ThreadRecord& t, WorkerId w, bool follows_last_end = false) noexcept {
   if (fe.dynamic_binding) fe.session.before_task(w);
-  fe.engine.task_begin(w, follows_last_end && t.end_stamp_reusable ? t.last_end_ns : fe.engine.now_ns());
-  t.end_stamp_reusable = false;
+  if (!follows_last_end) fe.engine.run_end(w);  // usually ended already, by maybe_idle
+  fe.engine.segment_begin(w);
   t.segment_open = true;
 }
 
 [[gnu::always_inline]] inline void close_segment(Frontend& fe, ThreadRecord& t, WorkerId w, bool completed) noexcept {
-  // After the emulator's stretch, when there was one: its burn is not the next task's.
-  t.last_end_ns = fe.engine.task_end(w, completed, fe.engine.now_ns());
-  t.end_stamp_reusable = true;
+  fe.engine.segment_end(w, completed);
   if (fe.dynamic_binding) fe.session.after_task(w);
   t.segment_open = false;
 }
@@ -112,7 +106,7 @@ inline void announce(Frontend& fe, ThreadRecord& t, WorkerId w) noexcept {
   if (const wait_frame* f = t.waiting) {
     if (t.pushes - f->base_pushes <= t.pops - f->base_pops) return;
   }
-  t.end_stamp_reusable = false;  // it may wait from here on
+  fe.engine.run_end(w);  // it may wait from here on
   if (t.idle) return;
   fe.engine.idle(w);
   t.idle = true;

@@ -114,23 +114,6 @@ TEST_CASE("Engine.Time.SegmentSpanningALevelChangeIsSplit", "[core][engine]") {
   CHECK(st[1].segments == 1);
 }
 
-// An actuator that stretches only below the fastest level, as the emulator:
-// every segment it is handed is followed by as much again of busy work.
-class SlowLevelStretcher final : public TempoActuator {
- public:
-  explicit SlowLevelStretcher(ManualClock& c) : clock(c) {}
-  void domain_level_changed(DomainId, Level, double, std::uint64_t) noexcept override {}
-  bool segment_end(WorkerId, std::uint64_t duration_ns, double, double) noexcept override {
-    ++calls;
-    clock.advance(duration_ns);
-    return true;
-  }
-  bool wants_segments() const noexcept override { return true; }
-  bool stretches_at(double hz, double max_hz) const noexcept override { return hz < max_hz; }
-  ManualClock& clock;
-  int calls = 0;
-};
-
 // task_end says when the worker is free for its next segment (after the
 // stretch: the front-ends start the next segment there), and a level the
 // actuator never stretches is not handed to it at all.

@@ -90,12 +90,24 @@ int policy_case(const std::string& tool, const std::string& fib, const std::stri
   // Watch what the back-end writes while the program runs.
   std::atomic<bool> done{false};
   std::set<std::string> speeds, governors;
+  // A read of a fake file caught in a truncate-and-write can be empty, or, on
+  // ext4, mix the new value with the old one's tail ('1400000orted>' while
+  // '<unsupported>' is put back): real sysfs attributes are never torn. A value
+  // counts once two reads in a row agree.
+  auto settled = [&sysfs](const std::string& rel) {
+    std::string a = trimmed(sysfs.read(rel));
+    for (int i = 0; i < 100; ++i) {
+      std::string b = trimmed(sysfs.read(rel));
+      if (a == b) break;
+      a = std::move(b);
+    }
+    return a;
+  };
   std::thread watcher([&] {
     while (!done.load()) {
       for (const auto& p : policies) {
-        // An empty read is a file caught between truncation and write.
-        if (auto v = trimmed(sysfs.read(p + "scaling_setspeed")); !v.empty()) speeds.insert(v);
-        if (auto v = trimmed(sysfs.read(p + "scaling_governor")); !v.empty()) governors.insert(v);
+        if (auto v = settled(p + "scaling_setspeed"); !v.empty()) speeds.insert(v);
+        if (auto v = settled(p + "scaling_governor"); !v.empty()) governors.insert(v);
       }
       std::this_thread::sleep_for(std::chrono::microseconds(50));
     }

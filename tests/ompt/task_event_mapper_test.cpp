@@ -407,3 +407,102 @@ TEST_CASE("Ompt.Mapper.TraceRecordsTasksSegmentsWaitsAndSteals", "[ompt][mapper]
   CHECK(implicit0->waits[0].kind == WaitKind::taskwait);
   std::filesystem::remove(path);
 }
+
+namespace {
+
+// Two workers running a fib-like tree with steals, undeferred tasks, a task
+// resumed after its child outside any wait, and taskwaits with and without a
+// stolen child; the clock advances between events so that busy time counts.
+void fast_path_scenario(Rig& rig) {
+  auto tick = [&rig](std::uint64_t ns) { rig.session.clock.advance(ns); };
+  ompt_data_t *i0 = nullptr, *i1 = nullptr;
+  ompt_data_t* m = rig.master(i0);
+  tick(10);
+  ompt_data_t* a = rig.create(m, i0);
+  ompt_data_t* b = rig.create(m, i0);
+  tick(20);
+  rig.mapper.sync_region_wait(m, ompt_sync_region_taskwait, ompt_scope_begin, i0);
+  tick(5);
+  rig.mapper.task_schedule(m, i0, kSwitch, b);  // own pop inside a wait
+  tick(30);
+  ompt_data_t* u = rig.create(m, b, ompt_task_explicit | ompt_task_undeferred);
+  rig.mapper.task_schedule(m, b, kSwitch, u);  // undeferred child on top of a running task
+  tick(40);
+  rig.mapper.task_schedule(m, u, kComplete, b);  // back into b, not waiting: b resumes
+  tick(50);
+  rig.mapper.task_schedule(m, b, kComplete, i0);  // back into the taskwait, a still queued
+  tick(7);
+  ompt_data_t* w = rig.worker_at_barrier(1, i1);
+  tick(9);
+  rig.mapper.task_schedule(w, i1, kSwitch, a);  // steal
+  tick(60);
+  ompt_data_t* c1 = rig.create(w, a);
+  ompt_data_t* c2 = rig.create(w, a);
+  rig.mapper.sync_region_wait(w, ompt_sync_region_taskwait, ompt_scope_begin, a);
+  rig.mapper.task_schedule(w, a, kSwitch, c2);  // own pop
+  tick(70);
+  rig.mapper.task_schedule(m, i0, kSwitch, c1);  // worker 0 steals while it waits
+  tick(80);
+  rig.mapper.task_schedule(w, c2, kComplete, a);  // back into a's wait: idle, c1 runs elsewhere
+  tick(90);
+  rig.mapper.task_schedule(m, c1, kComplete, i0);
+  tick(100);
+  rig.mapper.sync_region_wait(w, ompt_sync_region_taskwait, ompt_scope_end, a);  // its child was stolen
+  tick(110);
+  rig.mapper.task_schedule(w, a, kComplete, i1);
+  rig.mapper.sync_region_wait(m, ompt_sync_region_taskwait, ompt_scope_end, i0);
+  tick(120);
+  ompt_data_t* x = rig.create(m, i0);
+  rig.mapper.task_schedule(m, i0, ompt_task_yield, x);
+  ompt_data_t* d = rig.create(m, x);
+  ompt_data_t* e = rig.create(m, x);
+  rig.mapper.sync_region_wait(m, ompt_sync_region_taskwait, ompt_scope_begin, x);
+  rig.mapper.task_schedule(m, x, kSwitch, e);
+  tick(130);
+  rig.mapper.task_schedule(m, e, kComplete, x);
+  rig.mapper.task_schedule(m, x, kSwitch, d);
+  tick(140);
+  rig.mapper.task_schedule(m, d, kComplete, x);  // every child ran here: not idle
+  rig.mapper.sync_region_wait(m, ompt_sync_region_taskwait, ompt_scope_end, x);  // nothing stolen
+  tick(145);
+  rig.mapper.task_schedule(m, x, kComplete, i0);
+  tick(150);
+  rig.mapper.sync_region_wait(m, ompt_sync_region_barrier_implicit, ompt_scope_begin, i0);
+  rig.mapper.implicit_task(m, ompt_scope_end, i0, 0, ompt_task_implicit);
+}
+
+}  // namespace
+
+// The inline fast paths (task switches and taskwaits, taken when nothing is
+// traced or bound per task) must count exactly what the general path counts:
+// per-task binding forces the general path for the same sequence.
+TEST_CASE("Ompt.Mapper.FastPathsCountAsTheGeneralPath", "[ompt][mapper]") {
+  MapperOptions general;
+  general.dynamic_binding = true;
+  for (TempoPolicy policy : {TempoPolicy::baseline, TempoPolicy::hermes}) {
+    Rig fast(options(policy));
+    Rig slow(options(policy), nullptr, general);
+    fast_path_scenario(fast);
+    fast_path_scenario(slow);
+    CHECK(slow.session.before > 0);  // the general path really ran
+    for (WorkerId w : {0u, 1u}) {
+      INFO("policy " << static_cast<int>(policy) << ", worker " << w);
+      const WorkerStats f = fast.stats(w), s = slow.stats(w);
+      CHECK(f.pushes == s.pushes);
+      CHECK(f.pops == s.pops);
+      CHECK(f.steals == s.steals);
+      CHECK(f.stolen_from == s.stolen_from);
+      CHECK(f.idles == s.idles);
+      CHECK(f.segments == s.segments);
+      CHECK(f.tasks_completed == s.tasks_completed);
+      CHECK(f.max_depth == s.max_depth);
+      CHECK(f.busy_ns == s.busy_ns);
+      CHECK(f.level_changes == s.level_changes);
+      CHECK(fast.session.engine().depth(w) == slow.session.engine().depth(w));
+    }
+    CHECK(fast.stats(0).tasks_completed + fast.stats(1).tasks_completed == 8);
+    CHECK(fast.stats(0).busy_ns > 0);
+    CHECK(fast.session.errors == 0);
+    CHECK(slow.session.errors == 0);
+  }
+}

@@ -42,6 +42,23 @@ inline EngineOptions options_for(TempoPolicy tempo, int levels, std::size_t work
   return o;
 }
 
+// An actuator that stretches only below the fastest level, as the emulator:
+// every segment it is handed is followed by as much again of busy work.
+class SlowLevelStretcher final : public TempoActuator {
+ public:
+  explicit SlowLevelStretcher(ManualClock& c) : clock(c) {}
+  void domain_level_changed(DomainId, Level, double, std::uint64_t) noexcept override {}
+  bool segment_end(WorkerId, std::uint64_t duration_ns, double, double) noexcept override {
+    ++calls;
+    clock.advance(duration_ns);
+    return true;
+  }
+  bool wants_segments() const noexcept override { return true; }
+  bool stretches_at(double hz, double max_hz) const noexcept override { return hz < max_hz; }
+  ManualClock& clock;
+  int calls = 0;
+};
+
 struct EngineFixture {
   explicit EngineFixture(EngineOptions o) : engine(std::move(o), clock, actuator) {}
   ManualClock clock;

@@ -106,6 +106,19 @@ class Engine {
   void task_begin(WorkerId w, std::uint64_t now) noexcept;
   std::uint64_t task_end(WorkerId w, bool completed, std::uint64_t now) noexcept;
   std::uint64_t now_ns() const noexcept;
+  // Chained segments, for front-ends that know when a worker goes straight
+  // from one segment to the next through the runtime's dispatch code (its
+  // own queue had work): busy time is the run from the first segment_begin
+  // to run_end, which the front-end calls as soon as the worker may wait
+  // (it looks for work, enters a barrier, leaves). The clock is read only
+  // when the engine needs it (detail/engine_hot_path.hpp), not per segment:
+  // a read costs as much as the rest of a task event on some machines.
+  // Busy time per level, tempo splits and the emulator's stretches are as
+  // with task_begin / task_end; the dispatch code between chained segments
+  // counts as busy, as it runs at the worker's frequency.
+  void segment_begin(WorkerId w) noexcept;                 // opens a run when none is open
+  void segment_end(WorkerId w, bool completed) noexcept;  // the run stays open
+  void run_end(WorkerId w) noexcept;                       // the worker may wait from now
 
   // ---- state ---------------------------------------------------------------
   bool valid(WorkerId w) const noexcept { return w < max_workers_; }
@@ -142,6 +155,8 @@ class Engine {
   void publish_domain(DomainId d) noexcept;
   void note_change(Domain& dom, Level before, std::uint64_t now) noexcept;
   bool account_segment(WorkerId w, Slot& s, std::uint64_t duration_ns, Level lv) noexcept;  // true: stretched
+  std::uint64_t account_run(WorkerId w, Slot& s, std::uint64_t start, std::uint64_t now) noexcept;  // free time
+  [[gnu::noinline]] void measure_run(WorkerId w, Slot& s) noexcept;
   void leave_immediacy_list(WorkerId w) noexcept;    // immediacy relay; list lock held
   [[gnu::noinline]] void sample_depth(Slot& s, std::uint64_t now) noexcept;
   bool workload_may_slow(WorkerId w) const noexcept;

@@ -32,8 +32,12 @@ struct Engine::Slot {
   std::atomic<std::uint64_t> segments{0};
   std::atomic<std::uint64_t> completed{0};
   std::atomic<std::uint64_t> max_depth{0};
-  std::uint64_t segment_start_ns = engine_detail::kNoSegment;
+  // Start of the busy run not yet accounted (kNoSegment: none open). A run is
+  // one segment (task_begin .. task_end) or several chained ones.
+  std::uint64_t run_start_ns = engine_detail::kNoSegment;
   std::uint64_t next_sample_ns = 0;
+  std::uint32_t chained_ends_left = 1;   // chained segment ends until the next clock read
+  std::uint32_t chained_read_every = 1;  // adapted in measure_run
   // --- line 2: owner, less often ------------------------------------------
   alignas(kCacheLine) std::array<std::atomic<std::uint64_t>, kMaxLevels> busy_ns{};
   DepthSampler sampler;
@@ -80,7 +84,7 @@ inline std::int64_t Engine::depth_of(const Slot& s) const noexcept {
 
 inline std::int64_t Engine::depth(WorkerId w) const noexcept { return valid(w) ? depth_of(slot(w)) : 0; }
 
-inline void Engine::push(WorkerId w) noexcept {
+[[gnu::always_inline]] inline void Engine::push(WorkerId w) noexcept {
   if (!valid(w)) [[unlikely]]
     return drop();
   Slot& s = slot(w);
@@ -91,7 +95,7 @@ inline void Engine::push(WorkerId w) noexcept {
   if (options_.policy.workload()) push_workload(w, s, depth);
 }
 
-inline void Engine::pop(WorkerId w) noexcept {
+[[gnu::always_inline]] inline void Engine::pop(WorkerId w) noexcept {
   if (!valid(w)) [[unlikely]]
     return drop();
   Slot& s = slot(w);
@@ -105,7 +109,7 @@ inline void Engine::task_begin(WorkerId w, std::uint64_t now) noexcept {
   if (!valid(w)) [[unlikely]]
     return drop();
   Slot& s = slot(w);
-  s.segment_start_ns = now;
+  s.run_start_ns = now;
   if (now >= s.next_sample_ns) [[unlikely]]
     sample_depth(s, now);
 }
@@ -118,11 +122,15 @@ inline std::uint64_t Engine::task_end(WorkerId w, bool completed, std::uint64_t 
     return now;
   }
   Slot& s = slot(w);
-  const std::uint64_t start = s.segment_start_ns;
-  const std::uint64_t duration = start != engine_detail::kNoSegment && now > start ? now - start : 0;
   engine_detail::bump(s.segments);
   if (completed) engine_detail::bump(s.completed);
-  s.segment_start_ns = engine_detail::kNoSegment;
+  const std::uint64_t start = s.run_start_ns;
+  s.run_start_ns = engine_detail::kNoSegment;
+  return account_run(w, s, start, now);
+}
+
+inline std::uint64_t Engine::account_run(WorkerId w, Slot& s, std::uint64_t start, std::uint64_t now) noexcept {
+  const std::uint64_t duration = start != engine_detail::kNoSegment && now > start ? now - start : 0;
   const Domain& dom = *s.domain;
   const std::uint64_t changed = dom.changed_ns.load(std::memory_order_acquire);
   const Level lv = dom.level.load(std::memory_order_relaxed);
@@ -131,6 +139,43 @@ inline std::uint64_t Engine::task_end(WorkerId w, bool completed, std::uint64_t 
                             : account_segment(w, s, duration, lv);
   // The emulator burnt its stretch after `now`: the worker is free only now.
   return stretched ? now_ns() : now;
+}
+
+// Chained segments: no clock read on the common path. The run's time is read
+// and accounted when the run ends, when the level changed since it started,
+// when the actuator stretches segments at the current level (the emulator
+// then sees each segment, as with task_end), and every chained_read_every
+// ends, which keeps depth samples (taken at reads) about one sample interval
+// apart and bounds what a snapshot has not yet counted.
+[[gnu::always_inline]] inline void Engine::segment_begin(WorkerId w) noexcept {
+  if (!valid(w)) [[unlikely]]
+    return drop();
+  Slot& s = slot(w);
+  if (s.run_start_ns == engine_detail::kNoSegment) [[unlikely]]
+    task_begin(w, now_ns());
+}
+
+[[gnu::always_inline]] inline void Engine::segment_end(WorkerId w, bool completed) noexcept {
+  if (!valid(w)) [[unlikely]]
+    return drop();
+  Slot& s = slot(w);
+  engine_detail::bump(s.segments);
+  if (completed) engine_detail::bump(s.completed);
+  const Domain& dom = *s.domain;
+  if (--s.chained_ends_left == 0 ||
+      stretched_at_level_[static_cast<std::size_t>(dom.level.load(std::memory_order_relaxed))] ||
+      dom.changed_ns.load(std::memory_order_acquire) > s.run_start_ns) [[unlikely]]
+    measure_run(w, s);
+}
+
+inline void Engine::run_end(WorkerId w) noexcept {
+  if (!valid(w)) [[unlikely]]
+    return drop();
+  Slot& s = slot(w);
+  if (s.run_start_ns == engine_detail::kNoSegment) return;
+  const std::uint64_t start = s.run_start_ns;
+  s.run_start_ns = engine_detail::kNoSegment;
+  account_run(w, s, start, now_ns());
 }
 
 inline bool Engine::account_segment(WorkerId w, Slot& s, std::uint64_t duration_ns, Level lv) noexcept {
