@@ -115,7 +115,6 @@ void TaskEventMapper::thread_end(ompt_data_t* thread) noexcept {
 
 // ---- segments and the task stack --------------------------------------------------------
 
-
 void TaskEventMapper::record_segment(ThreadState& ts, SegmentEnd how) noexcept {
   const std::uint64_t now = trace_now();
   record(ts, SegmentRecord{ts.segment_task, ts.worker, ts.segment_start, how,
