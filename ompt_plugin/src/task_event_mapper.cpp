@@ -159,14 +159,6 @@ void TaskEventMapper::record_create(ThreadState& ts, ompt_data_t* parent, TaskMa
                         trace_flags(flags, deferred, has_dependences), trace_now()});
 }
 
-std::uint64_t TaskEventMapper::unobserved_seq() noexcept {
-  return unobserved_seq_.fetch_add(1, std::memory_order_relaxed);
-}
-
-std::uint64_t TaskEventMapper::next_seq(ThreadState& ts) noexcept {
-  if (ts.worker != kNoWorker) return ts.next_seq++;
-  return unobserved_seq_.fetch_add(1, std::memory_order_relaxed);
-}
 
 // The first real start of an explicit task: on its creator it was popped,
 // elsewhere stolen from the creator (whatever deque libomp actually took it
@@ -306,7 +298,7 @@ void TaskEventMapper::sync_region_wait_general(ThreadState& ts, ompt_sync_region
     // task's resume continues the run (maybe_idle left it open). Otherwise it
     // may have waited for a stolen child: a new run.
     const bool nothing_stolen = top && (top->wait == WaitKind::taskwait || top->wait == WaitKind::taskgroup) &&
-                                ts.pushes - top->base_pushes <= ts.pops - top->base_pops;
+                                all_children_ran_here(ts, *top);
     if (top) top->wait = kNotWaiting;
     if (!nothing_stolen) end_run(ts);
     if (traced) record(ts, WaitRecord{m.id(), ts.worker, wk, false, trace_now()});

@@ -68,6 +68,7 @@ class TaskEventMapper {
   void record_segment(ThreadState& ts, SegmentEnd how) noexcept;
   void push_frame(ThreadState& ts, TaskMark task) noexcept;
   std::uint64_t next_seq(ThreadState& ts) noexcept;
+  static bool all_children_ran_here(const ThreadState& ts, const Frame& task) noexcept;
   SegmentStart first_start(ThreadState& ts, ompt_data_t* task, TaskMark mark) noexcept;
   bool fast_task_schedule(ThreadState& ts, ompt_data_t* prior, ompt_task_status_t status, ompt_data_t* next) noexcept;
   bool fast_taskwait(ThreadState& ts, ompt_scope_endpoint_t endpoint, ompt_data_t* task) noexcept;
@@ -76,7 +77,6 @@ class TaskEventMapper {
   void task_schedule_general(ThreadState& ts, ompt_data_t* prior, ompt_task_status_t status, ompt_data_t* next) noexcept;
   void record_create(ThreadState& ts, ompt_data_t* parent, TaskMark mark, int flags, bool deferred,
                      bool has_dependences) noexcept;
-  std::uint64_t unobserved_seq() noexcept;
   void maybe_idle(ThreadState& ts, const Frame& waiting) noexcept;
   void resume_top(ThreadState& ts) noexcept;
   // Rare paths, kept out of line so that the per-task paths stay small.

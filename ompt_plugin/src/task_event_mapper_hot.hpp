@@ -47,12 +47,23 @@ inline void TaskEventMapper::close_segment(ThreadState& ts, SegmentEnd how, bool
   ts.segment_task = 0;
 }
 
+inline std::uint64_t TaskEventMapper::next_seq(ThreadState& ts) noexcept {
+  if (ts.worker != kNoWorker) return ts.next_seq++;
+  return unobserved_seq_.fetch_add(1, std::memory_order_relaxed);
+}
+
+// Every task this thread pushed since `task` started here was popped here
+// again: none of its children (or their descendants) ran on another worker.
+inline bool TaskEventMapper::all_children_ran_here(const ThreadState& ts, const Frame& task) noexcept {
+  return ts.pushes - task.base_pushes <= ts.pops - task.base_pops;
+}
+
 // Idle detection: the rule is explained in task_event_mapper.cpp ("idle detection").
 inline void TaskEventMapper::maybe_idle(ThreadState& ts, const Frame& waiting) noexcept {
   const bool task_wait = waiting.wait == WaitKind::taskwait || waiting.wait == WaitKind::taskgroup;
   if (waiting.wait == WaitKind::barrier || task_wait) {
     if (engine_.depth(ts.worker) > 0) return;  // it runs its own queued tasks next
-    if (task_wait && ts.pushes - waiting.base_pushes <= ts.pops - waiting.base_pops)
+    if (task_wait && all_children_ran_here(ts, waiting))
       return;  // every child ran here: the wait ends at once
     engine_.idle(ts.worker);
   }
@@ -78,7 +89,7 @@ inline void TaskEventMapper::end_run(ThreadState& ts) noexcept {
   if (is_explicit) m |= TaskMark::kExplicit | TaskMark::kTimed;
   if (deferred) m |= TaskMark::kDeferred;
   if (flags & ompt_task_untied) m |= TaskMark::kUntied;
-  const TaskMark mark = TaskMark::make(w, w != kNoWorker ? ts.next_seq++ : unobserved_seq(), m);
+  const TaskMark mark = TaskMark::make(w, next_seq(ts), m);
   mapper_detail::set_mark(task, mark);
   if (w == kNoWorker) return;
   if (deferred) {
@@ -159,7 +170,7 @@ inline void TaskEventMapper::end_run(ThreadState& ts) noexcept {
     top->wait = WaitKind::taskwait;
     maybe_idle(ts, *top);
   } else {
-    const bool nothing_stolen = top->wait == WaitKind::taskwait && ts.pushes - top->base_pushes <= ts.pops - top->base_pops;
+    const bool nothing_stolen = top->wait == WaitKind::taskwait && all_children_ran_here(ts, *top);
     top->wait = mapper_detail::kNotWaiting;
     if (!nothing_stolen) end_run(ts);
     if (m.has(TaskMark::kTimed) && ts.segment_task == 0) open_segment(ts, m.id(), SegmentStart::resume);
