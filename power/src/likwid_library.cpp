@@ -15,6 +15,8 @@
 
 #include <likwid.h>
 
+#include "lazy_library.hpp"
+
 namespace rubato {
 namespace {
 
@@ -39,11 +41,7 @@ const Library& library() {
   return lib;
 }
 
-template <class Fn>
-Fn* resolve(const char* name) noexcept {
-  void* h = library().handle;
-  return h ? reinterpret_cast<Fn*>(dlsym(h, name)) : nullptr;
-}
+void* likwid_handle() { return library().handle; }
 
 }  // namespace
 
@@ -55,13 +53,8 @@ bool likwid_library_usable(std::string& why) {
 
 }  // namespace rubato
 
-// return type, name, parameters, arguments, value without the library
-#define RUBATO_LIKWID_FORWARD(ret, name, params, args, failure)              \
-  extern "C" ret name params {                                              \
-    static auto* const real = rubato::resolve<ret params>(#name);           \
-    if (!real) return failure;                                              \
-    return real args;                                                       \
-  }
+#define RUBATO_LIKWID_FORWARD(ret, name, params, args, failure) \
+  RUBATO_LAZY_FORWARD(rubato::likwid_handle(), ret, name, params, args, failure)
 
 RUBATO_LIKWID_FORWARD(int, topology_init, (void), (), -1)
 RUBATO_LIKWID_FORWARD(CpuTopology_t, get_cpuTopology, (void), (), nullptr)
