@@ -75,6 +75,7 @@ ThreadState* TaskEventMapper::claim(ompt_data_t* thread, WorkerId preferred) noe
     if (!slot) slot = std::make_unique<ThreadState>();
     ThreadState& ts = *slot;
     ts.worker = w;
+    ts.slot = engine_.slot_of(w);
     ts.live = true;
     ts.depth = 0;
     ts.segment_task = 0;

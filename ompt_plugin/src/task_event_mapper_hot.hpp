@@ -35,13 +35,19 @@ inline void TaskEventMapper::open_segment(ThreadState& ts, std::uint64_t task, S
   ts.segment_task = task;
   ts.segment_start = how;
   if (tracing()) ts.segment_start_ns = trace_now();
-  engine_.segment_begin(ts.worker);
+  if (ts.slot) [[likely]]
+    engine_.segment_begin(*ts.slot);
+  else
+    engine_.segment_begin(ts.worker);  // counted as dropped
   if (options_.dynamic_binding) session_.before_task(ts.worker);
 }
 
 inline void TaskEventMapper::close_segment(ThreadState& ts, SegmentEnd how, bool completed) noexcept {
   if (ts.segment_task == 0) return;
-  engine_.segment_end(ts.worker, completed);
+  if (ts.slot) [[likely]]
+    engine_.segment_end(ts.worker, *ts.slot, completed);
+  else
+    engine_.segment_end(ts.worker, completed);  // counted as dropped
   if (options_.dynamic_binding) session_.after_task(ts.worker);
   if (tracing() && TaskMark::id_has_creator(ts.segment_task)) record_segment(ts, how);
   ts.segment_task = 0;
@@ -62,7 +68,7 @@ inline bool TaskEventMapper::all_children_ran_here(const ThreadState& ts, const 
 inline void TaskEventMapper::maybe_idle(ThreadState& ts, const Frame& waiting) noexcept {
   const bool task_wait = waiting.wait == WaitKind::taskwait || waiting.wait == WaitKind::taskgroup;
   if (waiting.wait == WaitKind::barrier || task_wait) {
-    if (engine_.depth(ts.worker) > 0) return;  // it runs its own queued tasks next
+    if (ts.slot && engine_.depth(*ts.slot) > 0) return;  // it runs its own queued tasks next
     if (task_wait && all_children_ran_here(ts, waiting))
       return;  // every child ran here: the wait ends at once
     engine_.idle(ts.worker);
@@ -93,7 +99,7 @@ inline void TaskEventMapper::end_run(ThreadState& ts) noexcept {
   mapper_detail::set_mark(task, mark);
   if (w == kNoWorker) return;
   if (deferred) {
-    engine_.push(w);
+    engine_.push(w, *ts.slot);  // a worker's state has its slot
     ++ts.pushes;
   }
   if (tracing() && is_explicit) record_create(ts, parent, mark, flags, deferred, has_dependences);
@@ -133,7 +139,7 @@ inline void TaskEventMapper::end_run(ThreadState& ts) noexcept {
       return false;
     mapper_detail::set_mark(next, nm.with(TaskMark::kStarted));
     if (deferred) {
-      engine_.pop(ts.worker);
+      engine_.pop(ts.worker, *ts.slot);
       ++ts.pops;
     }
     ts.frames[depth] = Frame{nm.id(), ts.pushes, ts.pops, mapper_detail::kNotWaiting, nm.has(TaskMark::kTimed)};

@@ -10,6 +10,7 @@
 
 #include <omp-tools.h>
 
+#include "rubato/core/engine.hpp"
 #include "rubato/core/spin_lock.hpp"
 #include "rubato/core/trace.hpp"
 #include "rubato/core/types.hpp"
@@ -37,6 +38,7 @@ inline constexpr std::size_t kMaxFrames = 256;
 
 struct alignas(kCacheLine) ThreadState {
   WorkerId worker = kNoWorker;  // kNoWorker: a thread beyond RUBATO_MAX_WORKERS
+  Engine::Slot* slot = nullptr;  // the engine's slot of `worker` (null with kNoWorker)
   std::uint64_t next_seq = 1;   // sequence numbers of the tasks this worker creates
   std::uint64_t pushes = 0;
   std::uint64_t pops = 0;

@@ -76,6 +76,7 @@ void ArenaObserver::on_scheduler_entry(bool /*is_worker*/) {
   ThreadRecord& t = record_for(*fe);
   if (t.scopes > 0) return;  // entered from inside one of its tasks: it keeps that worker's identity
   t.worker = w;
+  t.slot = fe->engine.slot_of(w);
   fe->session.worker_started(w);
   fe->in_arena[w].store(true, std::memory_order_relaxed);
   if (fe->level == EventLevel::threads_only && !t.segment_open) open_segment(*fe, t, w);

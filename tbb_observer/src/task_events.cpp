@@ -25,7 +25,7 @@ namespace {
   ThreadRecord& t = record_for(*fe);
   const WorkerId w = worker_of(*fe, t);
   if (w == kNoWorker) return no_worker;
-  fe->engine.push(w);
+  fe->engine.push(w, *t.slot);
   ++t.pushes;
   return w;
 }
@@ -107,7 +107,7 @@ task_scope::task_scope(worker_index spawner) noexcept {
   // loop, or a steal, does not.
   bool follows_last_end = t.scopes > 1;
   if (spawner == e.w) {
-    e.fe->engine.pop(e.w);
+    e.fe->engine.pop(e.w, *t.slot);
     ++t.pops;
   } else {
     if (spawner != no_worker) e.fe->engine.steal(e.w, spawner);

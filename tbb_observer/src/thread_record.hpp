@@ -21,6 +21,7 @@ namespace rubato::tbb::detail {
 struct alignas(kCacheLine) ThreadRecord {
   std::uint64_t generation = 0;  // of the front-end the rest belongs to
   WorkerId worker = kNoWorker;   // last index announced with Session::worker_started
+  Engine::Slot* slot = nullptr;  // the engine's slot of `worker`
   std::uint64_t pushes = 0;      // tasks this thread spawned
   std::uint64_t pops = 0;        // ... and started (or dropped) itself
   wait_frame task_base;          // pushes / pops when the running task started here
@@ -54,6 +55,7 @@ inline WorkerId current_worker(const Frontend& fe) noexcept {
 inline void announce(Frontend& fe, ThreadRecord& t, WorkerId w) noexcept {
   if (t.worker == w) return;
   t.worker = w;
+  t.slot = fe.engine.slot_of(w);
   fe.session.worker_started(w);
 }
 
@@ -80,12 +82,12 @@ inline void announce(Frontend& fe, ThreadRecord& t, WorkerId w) noexcept {
 [[gnu::always_inline]] inline void open_segment(Frontend& fe, ThreadRecord& t, WorkerId w, bool follows_last_end = false) noexcept {
   if (fe.dynamic_binding) fe.session.before_task(w);
   if (!follows_last_end) fe.engine.run_end(w);  // usually ended already, by maybe_idle
-  fe.engine.segment_begin(w);
+  fe.engine.segment_begin(*t.slot);
   t.segment_open = true;
 }
 
 [[gnu::always_inline]] inline void close_segment(Frontend& fe, ThreadRecord& t, WorkerId w, bool completed) noexcept {
-  fe.engine.segment_end(w, completed);
+  fe.engine.segment_end(w, *t.slot, completed);
   if (fe.dynamic_binding) fe.session.after_task(w);
   t.segment_open = false;
 }
@@ -102,7 +104,7 @@ inline void announce(Frontend& fe, ThreadRecord& t, WorkerId w) noexcept {
 // As in the OMPT front-end, a stolen child that already finished gives a
 // spurious idle; the engine itself treats every thief as idle first.
 [[gnu::always_inline]] inline void maybe_idle(Frontend& fe, ThreadRecord& t, WorkerId w) noexcept {
-  if (fe.engine.depth(w) > 0) return;
+  if (fe.engine.depth(*t.slot) > 0) return;
   if (const wait_frame* f = t.waiting) {
     if (t.pushes - f->base_pushes <= t.pops - f->base_pops) return;
   }

@@ -120,6 +120,17 @@ class Engine {
   void segment_end(WorkerId w, bool completed) noexcept;  // the run stays open
   void run_end(WorkerId w) noexcept;                       // the worker may wait from now
 
+  // The same per-task events on a worker's slot, for a front-end that keeps
+  // the slot of the worker its thread reports as (slot_of: nullptr for an
+  // invalid index): no bounds check and index arithmetic per event.
+  struct Slot;
+  Slot* slot_of(WorkerId w) const noexcept;
+  void push(WorkerId w, Slot& s) noexcept;
+  void pop(WorkerId w, Slot& s) noexcept;
+  void segment_begin(Slot& s) noexcept;
+  void segment_end(WorkerId w, Slot& s, bool completed) noexcept;
+  std::int64_t depth(const Slot& s) const noexcept;
+
   // ---- state ---------------------------------------------------------------
   bool valid(WorkerId w) const noexcept { return w < max_workers_; }
   std::size_t max_workers() const noexcept { return max_workers_; }
@@ -137,7 +148,6 @@ class Engine {
   std::vector<DomainStats> domain_stats() const;  // only domains with seen workers
 
  private:
-  struct Slot;
   struct Domain;
 
   Slot& slot(WorkerId w) const noexcept;
@@ -156,6 +166,7 @@ class Engine {
   void note_change(Domain& dom, Level before, std::uint64_t now) noexcept;
   bool account_segment(WorkerId w, Slot& s, std::uint64_t duration_ns, Level lv) noexcept;  // true: stretched
   std::uint64_t account_run(WorkerId w, Slot& s, std::uint64_t start, std::uint64_t now) noexcept;  // free time
+  void start_run(Slot& s, std::uint64_t now) noexcept;  // a busy run opens at `now`
   [[gnu::noinline]] void measure_run(WorkerId w, Slot& s) noexcept;
   void leave_immediacy_list(WorkerId w) noexcept;    // immediacy relay; list lock held
   [[gnu::noinline]] void sample_depth(Slot& s, std::uint64_t now) noexcept;

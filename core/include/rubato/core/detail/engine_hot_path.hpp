@@ -72,6 +72,7 @@ struct Engine::Domain {
 };
 
 inline Engine::Slot& Engine::slot(WorkerId w) const noexcept { return slots_[w]; }
+inline Engine::Slot* Engine::slot_of(WorkerId w) const noexcept { return valid(w) ? &slots_[w] : nullptr; }
 
 inline std::uint64_t Engine::now_ns() const noexcept {
   return steady_clock_ ? steady_clock_->now() : clock_.now_ns();
@@ -83,11 +84,15 @@ inline std::int64_t Engine::depth_of(const Slot& s) const noexcept {
 }
 
 inline std::int64_t Engine::depth(WorkerId w) const noexcept { return valid(w) ? depth_of(slot(w)) : 0; }
+inline std::int64_t Engine::depth(const Slot& s) const noexcept { return depth_of(s); }
 
 [[gnu::always_inline]] inline void Engine::push(WorkerId w) noexcept {
   if (!valid(w)) [[unlikely]]
     return drop();
-  Slot& s = slot(w);
+  push(w, slot(w));
+}
+
+[[gnu::always_inline]] inline void Engine::push(WorkerId w, Slot& s) noexcept {
   engine_detail::bump(s.pushes);
   const std::int64_t depth = depth_of(s);
   if (depth > static_cast<std::int64_t>(engine_detail::get(s.max_depth)))
@@ -98,7 +103,10 @@ inline std::int64_t Engine::depth(WorkerId w) const noexcept { return valid(w) ?
 [[gnu::always_inline]] inline void Engine::pop(WorkerId w) noexcept {
   if (!valid(w)) [[unlikely]]
     return drop();
-  Slot& s = slot(w);
+  pop(w, slot(w));
+}
+
+[[gnu::always_inline]] inline void Engine::pop(WorkerId w, Slot& s) noexcept {
   engine_detail::bump(s.pops);
   if (options_.policy.workload()) pop_workload(w, s);
 }
@@ -108,7 +116,10 @@ inline void Engine::task_begin(WorkerId w) noexcept { task_begin(w, now_ns()); }
 inline void Engine::task_begin(WorkerId w, std::uint64_t now) noexcept {
   if (!valid(w)) [[unlikely]]
     return drop();
-  Slot& s = slot(w);
+  start_run(slot(w), now);
+}
+
+inline void Engine::start_run(Slot& s, std::uint64_t now) noexcept {
   s.run_start_ns = now;
   if (now >= s.next_sample_ns) [[unlikely]]
     sample_depth(s, now);
@@ -150,15 +161,21 @@ inline std::uint64_t Engine::account_run(WorkerId w, Slot& s, std::uint64_t star
 [[gnu::always_inline]] inline void Engine::segment_begin(WorkerId w) noexcept {
   if (!valid(w)) [[unlikely]]
     return drop();
-  Slot& s = slot(w);
+  segment_begin(slot(w));
+}
+
+[[gnu::always_inline]] inline void Engine::segment_begin(Slot& s) noexcept {
   if (s.run_start_ns == engine_detail::kNoSegment) [[unlikely]]
-    task_begin(w, now_ns());
+    start_run(s, now_ns());
 }
 
 [[gnu::always_inline]] inline void Engine::segment_end(WorkerId w, bool completed) noexcept {
   if (!valid(w)) [[unlikely]]
     return drop();
-  Slot& s = slot(w);
+  segment_end(w, slot(w), completed);
+}
+
+[[gnu::always_inline]] inline void Engine::segment_end(WorkerId w, Slot& s, bool completed) noexcept {
   engine_detail::bump(s.segments);
   if (completed) engine_detail::bump(s.completed);
   const Domain& dom = *s.domain;
