@@ -1,5 +1,5 @@
 // libpapi, loaded when first used instead of linked: linking it (and libpfm,
-// which it pulls in) cost every host program ~2.5 ms of loading and
+// which it pulls in) cost every host program ~3 ms of loading and
 // relocations at start-up, measured on the OMPT tool's trivial run, and only
 // runs that read counters through PAPI (RUBATO_COUNTERS=papi or auto with a
 // policy that needs counters) use it.
