@@ -29,6 +29,7 @@ Engine::Engine(EngineOptions options, const Clock& clock, TempoActuator& actuato
       clock_(clock),
       steady_clock_(dynamic_cast<const SteadyClock*>(&clock)),
       actuator_(actuator),
+      workload_(options_.policy.workload()),
       k_(options_.fixed_thresholds.empty() ? options_.thresholds
                                            : static_cast<int>(options_.fixed_thresholds.size())),
       max_workers_(options_.max_workers),

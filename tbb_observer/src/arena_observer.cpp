@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <string>
 
-#include "thread_record.hpp"
+#include "thread_lookup.hpp"
 
 namespace rubato::tbb::detail {
 namespace {
@@ -75,11 +75,9 @@ void ArenaObserver::on_scheduler_entry(bool /*is_worker*/) {
   // only re-pins it (static binding) after the exit below unpinned it.
   ThreadRecord& t = record_for(*fe);
   if (t.scopes > 0) return;  // entered from inside one of its tasks: it keeps that worker's identity
-  t.worker = w;
-  t.slot = fe->engine.slot_of(w);
-  fe->session.worker_started(w);
+  announce(*fe, t, w, /*again=*/true);
   fe->in_arena[w].store(true, std::memory_order_relaxed);
-  if (fe->level == EventLevel::threads_only && !t.segment_open) open_segment(*fe, t, w);
+  if (fe->level == EventLevel::threads_only && !t.segment_open) open_segment(t);
 }
 
 void ArenaObserver::on_scheduler_exit(bool /*is_worker*/) {
@@ -89,7 +87,7 @@ void ArenaObserver::on_scheduler_exit(bool /*is_worker*/) {
   if (w == kNoWorker) return;
   ThreadRecord& t = record_for(*fe);
   if (t.worker != w || t.scopes > 0) return;  // never announced under this slot, or nested (above)
-  if (t.segment_open) close_segment(*fe, t, w, false);
+  if (t.segment_open) close_segment(t, false);
   fe->engine.run_end(w);
   // Leaving the arena: nothing of its own left to run.
   if (!t.idle && fe->engine.depth(w) <= 0) {
@@ -131,7 +129,7 @@ const Report& ArenaObserver::finish() noexcept {
   const WorkerId w = current_worker(fe);
   ThreadRecord& t = record_for(fe);
   if (w != kNoWorker && t.worker == w) {
-    if (t.segment_open) close_segment(fe, t, w, false);
+    if (t.segment_open) close_segment(t, false);
     fe.engine.run_end(w);
     fe.in_arena[w].store(false, std::memory_order_relaxed);
     fe.session.worker_stopped(w);

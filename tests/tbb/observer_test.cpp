@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -112,4 +113,29 @@ TEST_CASE("Tbb.Observer.ReportIsWrittenAtDestruction", "[tbb]") {
   CHECK(r->frontend == "tbb");
   CHECK(r->steals_observed);
   CHECK(rubato::test::totals(*r).completed == rubato::test::totals(*r).pushes);
+}
+
+// A task scope still open when its observer ends (here on the main thread,
+// which stays in its arena) ends under the next observer: it must leave the
+// new observer's record of the thread alone, and the new run counts as usual.
+TEST_CASE("Tbb.Observer.ScopeOutlivingItsObserverLeavesTheNextAlone", "[tbb]") {
+  using rubato::tbb::detail::t_record;
+  std::optional<rubato::tbb::observer> first(std::in_place, rubato::test::quiet_env());
+  REQUIRE(first->active());
+  CHECK(fib(10) == 55);  // the main thread is in the observed arena
+  std::optional<rubato::tbb::detail::task_scope> scope;
+  scope.emplace(rubato::tbb::detail::note_spawn());
+  REQUIRE(t_record.scopes == 1);
+  first.reset();
+  rubato::tbb::observer second(rubato::test::quiet_env());
+  REQUIRE(second.active());
+  scope.reset();
+  CHECK(t_record.scopes == 0);
+  CHECK(t_record.frame == &t_record.root);
+  CHECK(fib(12) == 144);
+  const rubato::Report& r = second.finish();
+  const auto t = rubato::test::totals(r);
+  CHECK(t.pushes > 0);
+  CHECK(t.completed == t.pushes);
+  CHECK(r.dropped_events == 0);
 }

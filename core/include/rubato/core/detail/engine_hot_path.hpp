@@ -97,7 +97,7 @@ inline std::int64_t Engine::depth(const Slot& s) const noexcept { return depth_o
   const std::int64_t depth = depth_of(s);
   if (depth > static_cast<std::int64_t>(engine_detail::get(s.max_depth)))
     s.max_depth.store(static_cast<std::uint64_t>(depth), std::memory_order_relaxed);
-  if (options_.policy.workload()) push_workload(w, s, depth);
+  if (workload_) push_workload(w, s, depth);
 }
 
 [[gnu::always_inline]] inline void Engine::pop(WorkerId w) noexcept {
@@ -108,7 +108,7 @@ inline std::int64_t Engine::depth(const Slot& s) const noexcept { return depth_o
 
 [[gnu::always_inline]] inline void Engine::pop(WorkerId w, Slot& s) noexcept {
   engine_detail::bump(s.pops);
-  if (options_.policy.workload()) pop_workload(w, s);
+  if (workload_) pop_workload(w, s);
 }
 
 inline void Engine::task_begin(WorkerId w) noexcept { task_begin(w, now_ns()); }

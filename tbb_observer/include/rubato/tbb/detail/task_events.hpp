@@ -5,60 +5,82 @@
 // (DESIGN.md "The engine"; seed 000 §3.1).
 //
 // Hot path: every call touches the calling thread's own record and its
-// worker's engine slot only (no lock, no allocation, no system call).
+// worker's engine slot only (no lock, no allocation, no system call). The
+// common case — a thread inside one of its scopes, popping its own tasks — is
+// inline; the first scope of a thread (its worker is looked up), steals and
+// the end of a scope opened before the observer changed are out of line
+// (task_events.cpp).
 #pragma once
 
 #include <cstdint>
 
+#include "rubato/tbb/detail/thread_record.hpp"
+
 namespace rubato::tbb::detail {
 
-// A worker index (rubato::WorkerId); `no_worker` when the thread is not a
-// worker of the observed arena, or no observer is active.
-using worker_index = std::uint32_t;
-inline constexpr worker_index no_worker = 0xffffffffu;
-
-// True while an observer with a live session is active.
+// True while an observer with a live session collects task events.
 bool observing() noexcept;
+
+// Out of line: the calling thread outside its scopes (or no observer).
+worker_index note_spawn_looked_up(bool say_unobserved) noexcept;
 
 // The calling thread spawns one task: counts a push on its worker and returns
 // the worker's index, to be carried by the task.
-worker_index note_spawn() noexcept;
+[[gnu::always_inline]] inline worker_index spawn_in_scope(ThreadRecord& t) noexcept {
+  t.engine->push(t.worker, *t.slot);
+  ++t.pushes;
+  return t.worker;
+}
+
+inline worker_index note_spawn() noexcept {
+  if (ThreadRecord* t = record_in_scope()) [[likely]]
+    return spawn_in_scope(*t);
+  return note_spawn_looked_up(false);
+}
 
 // What task_group::run asks, in one call: `unobserved` when no observer
 // collects task events (the caller hands oneTBB the plain functor), else as
 // note_spawn.
 inline constexpr worker_index unobserved = 0xfffffffeu;
-worker_index note_spawn_if_observing() noexcept;
+inline worker_index note_spawn_if_observing() noexcept {
+  if (ThreadRecord* t = record_in_scope()) [[likely]]
+    return spawn_in_scope(*t);
+  return note_spawn_looked_up(true);
+}
 
 // A spawned task was destroyed without running (its group was cancelled).
 void note_discarded(worker_index spawner) noexcept;
-
-// The counts a wait compares against to tell whether some of the waiting
-// task's children were started elsewhere (see task_events.cpp, idle detection).
-struct wait_frame {
-  std::uint64_t base_pushes = 0;
-  std::uint64_t base_pops = 0;
-};
 
 // Around one spawned task's body, on the thread that runs it: pop or steal,
 // the task's time segment, idle detection when it ends.
 class task_scope {
  public:
-  explicit task_scope(worker_index spawner) noexcept;
-  ~task_scope() {
-    if (generation_ != 0) end();  // inline: nothing to call when nothing was opened
+  [[gnu::always_inline]] explicit task_scope(worker_index spawner) noexcept {
+    if (ThreadRecord* t = record_in_scope()) [[likely]]
+      begin(*t, spawner, true);
+    else
+      begin_first(spawner);
+  }
+  // Nothing to undo when nothing was opened, or when the observer it was
+  // opened under has ended since (the thread's record belongs to it: the next
+  // scope under a new observer starts the record afresh).
+  [[gnu::always_inline]] ~task_scope() {
+    if (generation_ != 0 && generation_ == g_task_generation.load(std::memory_order_relaxed)) [[likely]]
+      end(t_record);
   }
   task_scope(const task_scope&) = delete;
   task_scope& operator=(const task_scope&) = delete;
 
  private:
-  void end() noexcept;
+  void begin(ThreadRecord& t, worker_index spawner, bool in_scope) noexcept;
+  void begin_first(worker_index spawner) noexcept;  // out of line: the thread outside its scopes
+  void end(ThreadRecord& t) noexcept;
 
+  // Only generation_ is initialized here: the rest is set by begin (what is
+  // zeroed needlessly costs a few instructions per task).
   std::uint64_t generation_ = 0;  // 0: nothing to undo
-  const wait_frame* outer_wait_ = nullptr;
-  wait_frame outer_task_base_;
-  worker_index worker_ = no_worker;
-  bool resumes_segment_ = false;
+  task_frame frame_;
+  bool resumes_segment_;
 };
 
 // Around a blocking wait of the calling thread (task_group::wait, the inner
@@ -66,21 +88,90 @@ class task_scope {
 // and the tasks the thread runs meanwhile are checked for idleness.
 class wait_scope {
  public:
-  wait_scope() noexcept;
-  ~wait_scope() {
-    if (generation_ != 0) end();
+  [[gnu::always_inline]] wait_scope() noexcept {
+    if (ThreadRecord* t = record_in_scope()) [[likely]]
+      begin(*t);
+    else
+      begin_first();
+  }
+  [[gnu::always_inline]] ~wait_scope() {  // as ~task_scope
+    if (generation_ != 0 && generation_ == g_task_generation.load(std::memory_order_relaxed)) [[likely]]
+      end(t_record);
   }
   wait_scope(const wait_scope&) = delete;
   wait_scope& operator=(const wait_scope&) = delete;
 
  private:
-  void end() noexcept;
+  void begin(ThreadRecord& t) noexcept;
+  void begin_first() noexcept;  // out of line, as task_scope's
+  void end(ThreadRecord& t) noexcept;
 
-  std::uint64_t generation_ = 0;
-  wait_frame frame_;
-  const wait_frame* outer_wait_ = nullptr;
-  worker_index worker_ = no_worker;
-  bool resumes_segment_ = false;
+  std::uint64_t generation_ = 0;  // as task_scope's, the only member set here
+  task_frame* frame_;             // of the waiting task
+  bool was_waiting_;              // it was in a wait already (one the drop-ins did not see)
+  bool resumes_segment_;
 };
+
+// `in_scope`: the thread is inside one of its scopes already.
+[[gnu::always_inline]] inline void task_scope::begin(ThreadRecord& t, worker_index spawner, bool in_scope) noexcept {
+  ++t.scopes;
+  // A pop inside one of this thread's scopes follows its last segment end
+  // (see open_segment); the first scope of a thread back from the scheduler's
+  // loop, or a steal, does not.
+  bool follows_last_end = in_scope;
+  if (spawner == t.worker) [[likely]] {
+    t.engine->pop(t.worker, *t.slot);
+    ++t.pops;
+  } else {
+    if (spawner != no_worker) t.engine->steal(t.worker, spawner);
+    follows_last_end = false;
+  }
+  t.idle = false;
+  // A task started inside a still-open segment: its parent runs it from a
+  // oneTBB wait the drop-ins did not see (e.g. a plain tbb::task_group::wait).
+  resumes_segment_ = t.segment_open;
+  if (resumes_segment_) [[unlikely]] {
+    close_segment(t, false);
+    follows_last_end = true;  // the same instant
+  }
+  frame_ = task_frame{t.pushes, t.pops, t.frame, false};
+  t.frame = &frame_;
+  open_segment(t, follows_last_end);
+  generation_ = t.generation;
+}
+
+[[gnu::always_inline]] inline void task_scope::end(ThreadRecord& t) noexcept {
+  --t.scopes;
+  if (t.segment_open) close_segment(t, true);
+  t.frame = frame_.outer;
+  if (resumes_segment_) [[unlikely]]
+    open_segment(t, true);  // the parent resumes at the child's end
+  else
+    maybe_idle(t);
+}
+
+[[gnu::always_inline]] inline void wait_scope::begin(ThreadRecord& t) noexcept {
+  ++t.scopes;
+  resumes_segment_ = t.segment_open;
+  if (resumes_segment_) close_segment(t, false);
+  frame_ = t.frame;
+  was_waiting_ = frame_->waiting;
+  frame_->waiting = true;
+  maybe_idle(t);
+  generation_ = t.generation;
+}
+
+[[gnu::always_inline]] inline void wait_scope::end(ThreadRecord& t) noexcept {
+  --t.scopes;
+  frame_->waiting = was_waiting_;
+  t.idle = false;  // the waiting task continues: the worker has work again
+  if (!resumes_segment_) return;
+  // Every task this thread pushed since the waiting task started was popped
+  // here again: no child was stolen, so the wait had nothing to wait for and
+  // ended when the last child's segment did: the resume continues the run.
+  // (oneTBB thieves take the oldest tasks first, so a pop of an older task here
+  // cannot hide a stolen child.) Otherwise the thread may have waited: a new run.
+  open_segment(t, all_children_ran_here(t, *frame_));
+}
 
 }  // namespace rubato::tbb::detail
