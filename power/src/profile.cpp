@@ -251,17 +251,22 @@ std::vector<std::string> list_profiles(const std::vector<std::string>& dirs) {
 
 std::vector<std::string> list_profiles() { return list_profiles(profile_search_dirs()); }
 
-std::string auto_profile_name(const std::string& cpu_model, const std::vector<std::string>& dirs) {
-  if (!cpu_model.empty()) {
-    for (const auto& name : list_profiles(dirs)) {
-      std::string error;
-      const auto p = load_profile(name, dirs, error);
-      if (!p) continue;
-      for (const auto& needle : p->cpu_model_match)
-        if (cpu_model.find(needle) != std::string::npos) return name;
-    }
+AutoProfile auto_profile(const std::string& cpu_model, const std::vector<std::string>& dirs) {
+  AutoProfile generic{"generic", std::nullopt};
+  if (cpu_model.empty()) return generic;
+  for (const auto& name : list_profiles(dirs)) {
+    std::string error;
+    auto p = load_profile(name, dirs, error);
+    if (!p) continue;
+    for (const auto& needle : p->cpu_model_match)
+      if (cpu_model.find(needle) != std::string::npos) return AutoProfile{name, std::move(p)};
+    if (name == "generic") generic.profile = std::move(p);
   }
-  return "generic";
+  return generic;
+}
+
+std::string auto_profile_name(const std::string& cpu_model, const std::vector<std::string>& dirs) {
+  return auto_profile(cpu_model, dirs).name;
 }
 
 }  // namespace rubato

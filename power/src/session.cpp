@@ -240,9 +240,13 @@ bool LiveSession::start(std::string& why) {
   // ---- machine profile --------------------------------------------------------
   const auto dirs = profile_search_dirs(settings_.profile_dir);
   std::string profile_name = settings_.profile;
-  if (profile_name == "auto") profile_name = auto_profile_name(read_cpu_model(), dirs);
   std::string error;
-  profile_ = load_profile(profile_name, dirs, error);
+  if (profile_name == "auto") {
+    AutoProfile chosen = auto_profile(read_cpu_model(), dirs);  // parsed once, not again below
+    profile_name = std::move(chosen.name);
+    profile_ = std::move(chosen.profile);
+  }
+  if (!profile_) profile_ = load_profile(profile_name, dirs, error);
   if (!profile_ && profile_name != "generic") {
     say("rubato: RUBATO_PROFILE: " + error + "; using the generic profile");
     profile_ = load_profile("generic", dirs, error);

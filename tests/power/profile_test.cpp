@@ -81,6 +81,19 @@ TEST_CASE("Power.Profile.AutoMatchesCpuModel") {
   CHECK(auto_profile_name("QEMU Virtual CPU", kDirs) == "generic");
 }
 
+TEST_CASE("Power.Profile.AutoReturnsTheProfileItParsed") {
+  const AutoProfile matched = auto_profile("AMD Opteron(tm) Processor 6378", kDirs);
+  CHECK(matched.name == "opteron-6378");
+  REQUIRE(matched.profile);
+  CHECK(matched.profile->name == "opteron-6378");
+  // No match: the generic profile, read during the scan.
+  const AutoProfile fallback = auto_profile("QEMU Virtual CPU", kDirs);
+  CHECK(fallback.name == "generic");
+  REQUIRE(fallback.profile);
+  CHECK(fallback.profile->name == "generic");
+  CHECK(auto_profile("", kDirs).name == "generic");
+}
+
 TEST_CASE("Power.Model.InterpolatesAndClamps") {
   MachineProfile p;
   p.name = "t";

@@ -56,5 +56,12 @@ std::vector<std::string> list_profiles(const std::vector<std::string>& dirs);
 // RUBATO_PROFILE=auto: the first profile whose cpu_model_match occurs in
 // `cpu_model` (/proc/cpuinfo "model name"), else "generic".
 std::string auto_profile_name(const std::string& cpu_model, const std::vector<std::string>& dirs);
+// The same with the profile it parsed to decide (nullopt for "generic" when
+// the scan did not read it), so that a session need not read it again.
+struct AutoProfile {
+  std::string name;
+  std::optional<MachineProfile> profile;
+};
+AutoProfile auto_profile(const std::string& cpu_model, const std::vector<std::string>& dirs);
 
 }  // namespace rubato
