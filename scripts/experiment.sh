@@ -26,6 +26,11 @@ out=${RUBATO_EXPERIMENT_OUT:-results/$(date +%Y%m%d-%H%M%S)}
 profile=${RUBATO_PROFILE:-opteron-6378}
 backend=${RUBATO_BACKEND:-auto}
 build=${RUBATO_BUILD_DIR:-build/default}
+# The script's own settings are not rubato's (RUBATO_PROFILE / RUBATO_BACKEND
+# are, and stay): left in the environment, every run would warn about an
+# unknown RUBATO_ variable.
+unset RUBATO_EXPERIMENT_TRIALS RUBATO_EXPERIMENT_SKIP RUBATO_EXPERIMENT_WORKERS RUBATO_EXPERIMENT_SCALE \
+  RUBATO_EXPERIMENT_OUT RUBATO_BUILD_DIR
 policies=baseline,workpath,workload,hermes
 
 # Input sizes: 0.1-0.7 s per run at 2 workers here (the programs'

@@ -18,15 +18,20 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 
 presets=${RUBATO_TEST_PRESETS:-default asan tsan}
+fuzz_seconds=${RUBATO_FUZZ_SECONDS:-}
+# This script's own settings are not rubato's: left in the environment, every
+# program the tests attach rubato to would warn about an unknown RUBATO_
+# variable (and tests that check rubato's stderr would fail).
+unset RUBATO_TEST_PRESETS RUBATO_FUZZ_SECONDS
 jobs=$(nproc 2>/dev/null || echo 2)
 for preset in $presets; do
   echo "== rubato tests: preset $preset ($(date -u +%T))"
   configure=(cmake --preset "$preset")
   targets=()
   case $preset in
-    asan) configure+=(-DRUBATO_FUZZ_SECONDS="${RUBATO_FUZZ_SECONDS:-15}") ;;
+    asan) configure+=(-DRUBATO_FUZZ_SECONDS="${fuzz_seconds:-15}") ;;
     fuzz)
-      configure+=(-DRUBATO_FUZZ_SECONDS="${RUBATO_FUZZ_SECONDS:-25}")
+      configure+=(-DRUBATO_FUZZ_SECONDS="${fuzz_seconds:-25}")
       targets=(--target rubato_fuzzers)
       ;;
     tsan) targets=(--target rubato_tsan_targets) ;;
