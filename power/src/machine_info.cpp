@@ -18,14 +18,9 @@ MachineInfo gather_machine_info(const Settings& settings) {
   m.topology = read_topology(settings.sysfs_root);
   m.profile_dirs = profile_search_dirs(settings.profile_dir);
   m.profiles = list_profiles(m.profile_dirs);
-  std::optional<MachineProfile> profile;
-  m.profile = settings.profile;
-  if (m.profile == "auto") {
-    AutoProfile chosen = auto_profile(m.cpu_model, m.profile_dirs);  // parsed once, not again below
-    m.profile = std::move(chosen.name);
-    profile = std::move(chosen.profile);
-  }
-  if (!profile) profile = load_profile(m.profile, m.profile_dirs, m.profile_error);
+  ChosenProfile chosen = resolve_profile(settings.profile, m.cpu_model, m.profile_dirs, m.profile_error);
+  m.profile = std::move(chosen.name);
+  const std::optional<MachineProfile> profile = std::move(chosen.profile);
   m.state_dir = settings.state_dir.empty() ? default_state_dir() : settings.state_dir;
 
   const std::vector<double> hw = m.topology.available_hz();

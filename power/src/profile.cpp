@@ -251,15 +251,15 @@ std::vector<std::string> list_profiles(const std::vector<std::string>& dirs) {
 
 std::vector<std::string> list_profiles() { return list_profiles(profile_search_dirs()); }
 
-AutoProfile auto_profile(const std::string& cpu_model, const std::vector<std::string>& dirs) {
-  AutoProfile generic{"generic", std::nullopt};
+ChosenProfile auto_profile(const std::string& cpu_model, const std::vector<std::string>& dirs) {
+  ChosenProfile generic{"generic", std::nullopt};
   if (cpu_model.empty()) return generic;
   for (const auto& name : list_profiles(dirs)) {
     std::string error;
     auto p = load_profile(name, dirs, error);
     if (!p) continue;
     for (const auto& needle : p->cpu_model_match)
-      if (cpu_model.find(needle) != std::string::npos) return AutoProfile{name, std::move(p)};
+      if (cpu_model.find(needle) != std::string::npos) return ChosenProfile{name, std::move(p)};
     if (name == "generic") generic.profile = std::move(p);
   }
   return generic;
@@ -267,6 +267,13 @@ AutoProfile auto_profile(const std::string& cpu_model, const std::vector<std::st
 
 std::string auto_profile_name(const std::string& cpu_model, const std::vector<std::string>& dirs) {
   return auto_profile(cpu_model, dirs).name;
+}
+
+ChosenProfile resolve_profile(const std::string& setting, const std::string& cpu_model,
+                              const std::vector<std::string>& dirs, std::string& error) {
+  ChosenProfile chosen = setting == "auto" ? auto_profile(cpu_model, dirs) : ChosenProfile{setting, std::nullopt};
+  if (!chosen.profile) chosen.profile = load_profile(chosen.name, dirs, error);
+  return chosen;
 }
 
 }  // namespace rubato

@@ -239,14 +239,11 @@ bool LiveSession::start(std::string& why) {
 
   // ---- machine profile --------------------------------------------------------
   const auto dirs = profile_search_dirs(settings_.profile_dir);
-  std::string profile_name = settings_.profile;
   std::string error;
-  if (profile_name == "auto") {
-    AutoProfile chosen = auto_profile(read_cpu_model(), dirs);  // parsed once, not again below
-    profile_name = std::move(chosen.name);
-    profile_ = std::move(chosen.profile);
-  }
-  if (!profile_) profile_ = load_profile(profile_name, dirs, error);
+  const std::string cpu_model = settings_.profile == "auto" ? read_cpu_model() : std::string();  // only auto needs it
+  ChosenProfile chosen = resolve_profile(settings_.profile, cpu_model, dirs, error);
+  const std::string profile_name = std::move(chosen.name);
+  profile_ = std::move(chosen.profile);
   if (!profile_ && profile_name != "generic") {
     say("rubato: RUBATO_PROFILE: " + error + "; using the generic profile");
     profile_ = load_profile("generic", dirs, error);

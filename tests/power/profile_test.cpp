@@ -81,17 +81,26 @@ TEST_CASE("Power.Profile.AutoMatchesCpuModel") {
   CHECK(auto_profile_name("QEMU Virtual CPU", kDirs) == "generic");
 }
 
-TEST_CASE("Power.Profile.AutoReturnsTheProfileItParsed") {
-  const AutoProfile matched = auto_profile("AMD Opteron(tm) Processor 6378", kDirs);
+TEST_CASE("Power.Profile.ResolveReturnsTheParsedProfile") {
+  const ChosenProfile matched = auto_profile("AMD Opteron(tm) Processor 6378", kDirs);
   CHECK(matched.name == "opteron-6378");
   REQUIRE(matched.profile);
   CHECK(matched.profile->name == "opteron-6378");
   // No match: the generic profile, read during the scan.
-  const AutoProfile fallback = auto_profile("QEMU Virtual CPU", kDirs);
+  const ChosenProfile fallback = auto_profile("QEMU Virtual CPU", kDirs);
   CHECK(fallback.name == "generic");
   REQUIRE(fallback.profile);
   CHECK(fallback.profile->name == "generic");
   CHECK(auto_profile("", kDirs).name == "generic");
+  std::string error;
+  const ChosenProfile named = resolve_profile("i5-2500", "AMD Opteron(tm) Processor 6378", kDirs, error);
+  CHECK(named.name == "i5-2500");
+  REQUIRE(named.profile);
+  CHECK(named.profile->name == "i5-2500");
+  CHECK(resolve_profile("auto", "AMD Opteron(tm) Processor 6378", kDirs, error).profile->name == "opteron-6378");
+  const ChosenProfile missing = resolve_profile("no-such-profile", "", kDirs, error);
+  CHECK_FALSE(missing.profile);
+  CHECK(error.find("not found") != std::string::npos);
 }
 
 TEST_CASE("Power.Model.InterpolatesAndClamps") {

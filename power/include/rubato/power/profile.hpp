@@ -57,11 +57,16 @@ std::vector<std::string> list_profiles(const std::vector<std::string>& dirs);
 // `cpu_model` (/proc/cpuinfo "model name"), else "generic".
 std::string auto_profile_name(const std::string& cpu_model, const std::vector<std::string>& dirs);
 // The same with the profile it parsed to decide (nullopt for "generic" when
-// the scan did not read it), so that a session need not read it again.
-struct AutoProfile {
+// the scan did not read it), so that the caller need not read it again.
+struct ChosenProfile {
   std::string name;
   std::optional<MachineProfile> profile;
 };
-AutoProfile auto_profile(const std::string& cpu_model, const std::vector<std::string>& dirs);
+ChosenProfile auto_profile(const std::string& cpu_model, const std::vector<std::string>& dirs);
+// RUBATO_PROFILE's value (`setting`: a name, a path or "auto") resolved and
+// loaded, each profile parsed once; on failure `profile` is nullopt and
+// `error` says why.
+ChosenProfile resolve_profile(const std::string& setting, const std::string& cpu_model,
+                              const std::vector<std::string>& dirs, std::string& error);
 
 }  // namespace rubato
