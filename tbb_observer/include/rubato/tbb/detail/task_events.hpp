@@ -7,9 +7,9 @@
 // Hot path: every call touches the calling thread's own record and its
 // worker's engine slot only (no lock, no allocation, no system call). The
 // common case — a thread inside one of its scopes, popping its own tasks — is
-// inline; the first scope of a thread (its worker is looked up), steals and
-// the end of a scope opened before the observer changed are out of line
-// (task_events.cpp).
+// inline; the first scope of a thread (its worker is looked up), steals,
+// idleness and dynamic binding are out of line (task_events.cpp). A scope
+// opened under an observer that has ended since does nothing at its end.
 #pragma once
 
 #include <cstdint>
