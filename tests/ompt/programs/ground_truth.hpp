@@ -14,6 +14,10 @@
 // body has not begun yet sits between the tool's callback and the body's first
 // line, at most one per other thread. So created(c) − body_started(c) − (T − 1)
 // is at most the tool's depth at c's last push; the checker subtracts T − 1.
+// T ("threads" in the file) counts every thread that created or started a
+// task: counting only creators made T − 1 zero for a single producer, and the
+// check failed whenever the thief was between its callback and its task's
+// first line at the creator's deepest point (seen once under TSan).
 #pragma once
 
 #include <omp.h>
@@ -62,6 +66,7 @@ class Recorder {
     return slot;
   }
   void task_started(long slot) {
+    index();  // this thread counts in T (see the depth bound above), even if it creates no task
     Task& t = tasks_[slot];
     t.starter_tid.store(tid());
     t.starter_omp.store(omp_get_thread_num());
