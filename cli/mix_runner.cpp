@@ -45,10 +45,10 @@ ControllerSetup controller_setup(const MixSetup& m, ThrottleActuator* throttle, 
     report.notes.push_back(line);
   }
   const auto dirs = profile_search_dirs(settings.profile_dir);
-  std::string name = m.profile.empty() ? settings.profile : m.profile;
-  if (name == "auto") name = auto_profile_name(read_cpu_model(), dirs);
+  const std::string setting = m.profile.empty() ? settings.profile : m.profile;
   std::string error;
-  const std::optional<MachineProfile> profile = load_profile(name, dirs, error);
+  const std::string cpu_model = setting == "auto" ? read_cpu_model() : std::string();  // only auto needs it
+  const std::optional<MachineProfile> profile = resolve_profile(setting, cpu_model, dirs, error).profile;
   if (!profile) report.notes.push_back("no machine profile (" + error + ")");
   else report.profile = profile->name;
   ControllerSetup s = controller_setup_for(settings, profile, read_topology(settings.sysfs_root), TargetKind::programs);
