@@ -35,9 +35,8 @@ Engine::Engine(EngineOptions options, const Clock& clock, TempoActuator& actuato
       max_workers_(options_.max_workers),
       slots_(new Slot[options_.max_workers == 0 ? 1 : options_.max_workers]),
       list_(options_.max_workers == 0 ? 1 : options_.max_workers) {
-  if (actuator_.wants_segments())
-    for (Level l = 0; l < ladder_.levels() && l < kMaxLevels; ++l)
-      stretched_at_level_[static_cast<std::size_t>(l)] = actuator_.stretches_at(ladder_.hz(l), ladder_.max_hz());
+  for (Level l = 0; l < ladder_.levels() && l < kMaxLevels; ++l)
+    stretched_at_level_[static_cast<std::size_t>(l)] = actuator_.stretches_at(ladder_.hz(l), ladder_.max_hz());
   if (max_workers_ == 0) throw std::invalid_argument("engine: max_workers must be positive");
   if (k_ < 1 || k_ > kMaxThresholds)
     throw std::invalid_argument("engine: thresholds K must be within 1.." + std::to_string(kMaxThresholds));

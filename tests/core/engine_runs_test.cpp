@@ -180,3 +180,72 @@ TEST_CASE("Engine.Runs.DepthSamplesFollowTheInterval", "[core][engine]") {
     CHECK(s.busy_ns == 20'000'000);
   }
 }
+
+// The OMPT fast paths split segment_end: they ask segment_end_reads_clock and,
+// when it says no, call count_segment_end, leaving every end that reads the
+// clock to segment_end. The prediction must match what segment_end does — in
+// the chained cadence, after a level change inside the run, at a level the
+// actuator stretches — and the split end must count what segment_end counts.
+namespace {
+
+struct PredictedEnds {
+  int reads = 0;  // ends predicted to read the clock (and found to)
+  int quiet = 0;
+};
+
+// `n` segment ends of worker 1, alternating segment_end and count_segment_end
+// where no read is predicted; checks each prediction against the clock.
+void end_segments(Engine& e, CountingClock& clock, int n, PredictedEnds& p) {
+  Engine::Slot& s = *e.slot_of(1);
+  for (int i = 0; i < n; ++i) {
+    e.segment_begin(s);
+    clock.manual.advance(10);
+    const bool predicted = e.segment_end_reads_clock(s);
+    const int reads_before = clock.reads;
+    if (predicted || i % 2 == 0)
+      e.segment_end(1, s, true);
+    else
+      e.count_segment_end(s, true);
+    INFO("segment end " << i << " of " << n);
+    CHECK((clock.reads > reads_before) == predicted);
+    ++(predicted ? p.reads : p.quiet);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("Engine.Runs.SegmentEndReadsClockPredictsTheRead", "[core][engine]") {
+  CountingClock clock;
+  PredictedEnds p;
+  SECTION("the chained cadence and a level change inside the run") {
+    RecordingActuator actuator;  // stretches nothing
+    Engine e(options_for(TempoPolicy::hermes, 2, 2), clock, actuator);
+    e.worker_begin(0);
+    e.worker_begin(1);
+    end_segments(e, clock, 20, p);  // reads at ends 1, 3, 7, 15: the next one is 11 ends away
+    CHECK(p.reads == 4);
+    e.push(0);
+    e.steal(1, 0);  // thief 1 slowed inside its run: only the change calls for a read
+    REQUIRE(e.domain_level(1) == 1);
+    end_segments(e, clock, 3, p);
+    CHECK(p.reads == 5);
+    e.run_end(1);
+    const WorkerStats st = e.worker_stats()[1];
+    CHECK(st.segments == 23);
+    CHECK(st.tasks_completed == 23);
+    CHECK(st.busy_ns_at_level[0] == 200);  // the run before the change
+    CHECK(st.busy_ns_at_level[1] == 30);   // ... and after it
+  }
+  SECTION("a stretched level") {
+    SlowLevelStretcher stretcher(clock.manual);
+    Engine e(options_for(TempoPolicy::hermes, 2, 2), clock, stretcher);
+    e.worker_begin(0);
+    e.worker_begin(1);
+    e.push(0);
+    e.steal(1, 0);  // thief 1 at level 1, which is stretched: every end reads
+    REQUIRE(e.domain_level(1) == 1);
+    end_segments(e, clock, 6, p);
+    CHECK(p.reads == 6);
+    CHECK(stretcher.calls == 6);
+  }
+}

@@ -27,7 +27,7 @@ class RecordingActuator final : public TempoActuator {
     if (stretch_clock) stretch_clock->advance(duration_ns);
     return stretch_clock != nullptr;
   }
-  bool wants_segments() const noexcept override { return stretch_clock != nullptr; }
+  bool stretches_at(double, double) const noexcept override { return stretch_clock != nullptr; }
   std::vector<Change> changes;
   ManualClock* stretch_clock = nullptr;
 };
@@ -53,7 +53,6 @@ class SlowLevelStretcher final : public TempoActuator {
     clock.advance(duration_ns);
     return true;
   }
-  bool wants_segments() const noexcept override { return true; }
   bool stretches_at(double hz, double max_hz) const noexcept override { return hz < max_hz; }
   ManualClock& clock;
   int calls = 0;

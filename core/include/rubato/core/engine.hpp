@@ -130,6 +130,13 @@ class Engine {
   void segment_begin(Slot& s) noexcept;
   void segment_end(WorkerId w, Slot& s, bool completed) noexcept;
   std::int64_t depth(const Slot& s) const noexcept;
+  // segment_end in two parts, for a front-end whose per-task path makes no
+  // call (so that it saves no registers): whether it would read the clock,
+  // which such a path leaves to its general one, and the counting without
+  // the read. segment_begin on an open run likewise reads nothing.
+  bool run_open(const Slot& s) const noexcept;
+  bool segment_end_reads_clock(const Slot& s) const noexcept;
+  void count_segment_end(Slot& s, bool completed) noexcept;  // only when !segment_end_reads_clock(s)
 
   // ---- state ---------------------------------------------------------------
   bool valid(WorkerId w) const noexcept { return w < max_workers_; }
@@ -166,6 +173,7 @@ class Engine {
   void note_change(Domain& dom, Level before, std::uint64_t now) noexcept;
   bool account_segment(WorkerId w, Slot& s, std::uint64_t duration_ns, Level lv) noexcept;  // true: stretched
   std::uint64_t account_run(WorkerId w, Slot& s, std::uint64_t start, std::uint64_t now) noexcept;  // free time
+  std::uint64_t close_run(WorkerId w, Slot& s, std::uint64_t now) noexcept;  // the open run ends: account_run
   void start_run(Slot& s, std::uint64_t now) noexcept;  // a busy run opens at `now`
   [[gnu::noinline]] void measure_run(WorkerId w, Slot& s) noexcept;
   void leave_immediacy_list(WorkerId w) noexcept;    // immediacy relay; list lock held

@@ -21,18 +21,19 @@ class TempoActuator {
                                     std::uint64_t now_ns) noexcept = 0;
 
   // Worker `w` ended a task segment of `duration_ns` while its domain ran at
-  // `hz` (of a fastest `max_hz`). Only called when wants_segments() is true at
-  // engine construction and stretches_at(hz, max_hz): the emulator stretches
-  // the segment here. Returns true when it kept the worker busy after the
-  // segment's end (the worker's next segment starts later than this one ended).
+  // `hz` (of a fastest `max_hz`). Only called at the levels where
+  // stretches_at(hz, max_hz) was true at engine construction: the emulator
+  // stretches the segment here. Returns true when it kept the worker busy
+  // after the segment's end (the worker's next segment starts later than this
+  // one ended).
   virtual bool segment_end(WorkerId /*w*/, std::uint64_t /*duration_ns*/, double /*hz*/,
                            double /*max_hz*/) noexcept {
     return false;
   }
-  virtual bool wants_segments() const noexcept { return false; }
-  // False when a segment at `hz` is never stretched (the emulator at the
-  // machine's fastest frequency): the engine then skips segment_end.
-  virtual bool stretches_at(double /*hz*/, double /*max_hz*/) const noexcept { return wants_segments(); }
+  // Whether segments at `hz` are stretched (the emulator: below the machine's
+  // fastest frequency). False everywhere, the default: the engine never calls
+  // segment_end, and chains segments without reading the clock.
+  virtual bool stretches_at(double /*hz*/, double /*max_hz*/) const noexcept { return false; }
 };
 
 // Records nothing; for tests and observe-only runs.

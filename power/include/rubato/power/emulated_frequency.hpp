@@ -36,7 +36,6 @@ class EmulatedFrequency final : public FrequencyControl {
 
   void domain_level_changed(DomainId domain, Level level, double hz, std::uint64_t now_ns) noexcept override;
   bool segment_end(WorkerId w, std::uint64_t duration_ns, double hz, double max_hz) noexcept override;
-  bool wants_segments() const noexcept override { return true; }
   bool stretches_at(double hz, double max_hz) const noexcept override;
 
   double beta() const noexcept { return beta_; }

@@ -135,6 +135,10 @@ inline std::uint64_t Engine::task_end(WorkerId w, bool completed, std::uint64_t 
   Slot& s = slot(w);
   engine_detail::bump(s.segments);
   if (completed) engine_detail::bump(s.completed);
+  return close_run(w, s, now);
+}
+
+inline std::uint64_t Engine::close_run(WorkerId w, Slot& s, std::uint64_t now) noexcept {
   const std::uint64_t start = s.run_start_ns;
   s.run_start_ns = engine_detail::kNoSegment;
   return account_run(w, s, start, now);
@@ -176,23 +180,34 @@ inline std::uint64_t Engine::account_run(WorkerId w, Slot& s, std::uint64_t star
 }
 
 [[gnu::always_inline]] inline void Engine::segment_end(WorkerId w, Slot& s, bool completed) noexcept {
+  const bool read = segment_end_reads_clock(s);
+  count_segment_end(s, completed);
+  if (read) [[unlikely]]
+    measure_run(w, s);
+}
+
+[[gnu::always_inline]] inline bool Engine::run_open(const Slot& s) const noexcept {
+  return s.run_start_ns != engine_detail::kNoSegment;
+}
+
+[[gnu::always_inline]] inline bool Engine::segment_end_reads_clock(const Slot& s) const noexcept {
+  const Domain& dom = *s.domain;
+  return s.chained_ends_left == 1 ||
+         stretched_at_level_[static_cast<std::size_t>(dom.level.load(std::memory_order_relaxed))] ||
+         dom.changed_ns.load(std::memory_order_acquire) > s.run_start_ns;
+}
+
+[[gnu::always_inline]] inline void Engine::count_segment_end(Slot& s, bool completed) noexcept {
   engine_detail::bump(s.segments);
   if (completed) engine_detail::bump(s.completed);
-  const Domain& dom = *s.domain;
-  if (--s.chained_ends_left == 0 ||
-      stretched_at_level_[static_cast<std::size_t>(dom.level.load(std::memory_order_relaxed))] ||
-      dom.changed_ns.load(std::memory_order_acquire) > s.run_start_ns) [[unlikely]]
-    measure_run(w, s);
+  --s.chained_ends_left;
 }
 
 inline void Engine::run_end(WorkerId w) noexcept {
   if (!valid(w)) [[unlikely]]
     return drop();
   Slot& s = slot(w);
-  if (s.run_start_ns == engine_detail::kNoSegment) return;
-  const std::uint64_t start = s.run_start_ns;
-  s.run_start_ns = engine_detail::kNoSegment;
-  account_run(w, s, start, now_ns());
+  if (run_open(s)) close_run(w, s, now_ns());
 }
 
 inline bool Engine::account_segment(WorkerId w, Slot& s, std::uint64_t duration_ns, Level lv) noexcept {
