@@ -28,13 +28,22 @@ run_with() {  # config program [args...]: the program's stdout
   esac
 }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+paired() {  # file reference-file: median of the per-round ratios
+  paste "$1" "$2" | awk '{ print $1 / $2 }' | median
+}
+# Ratios of the medians, and the medians of the per-round ratios ("paired"):
+# the rounds run the configurations back to back, so a paired ratio cancels
+# the machine's drift from one round to the next, which on a VM can be larger
+# than the difference measured.
 table() {  # title file-prefix
   echo "$1"
   declare -A med=()
   for c in "${configs[@]}"; do med[$c]=$(median < "$2.$c"); done
   for c in "${configs[@]}"; do
     awk -v c="$c" -v t="${med[$c]}" -v none="${med[none]}" -v null="${med[null]}" \
-      'BEGIN { printf "  %-9s %9.4f s   x%.3f vs no tool   x%.3f vs null tool\n", c, t, t / none, t / null }'
+      -v pnone="$(paired "$2.$c" "$2.none")" -v pnull="$(paired "$2.$c" "$2.null")" \
+      'BEGIN { printf "  %-9s %9.4f s   x%.3f vs no tool   x%.3f vs null tool   (paired: x%.3f, x%.3f)\n",
+               c, t, t / none, t / null, pnone, pnull }'
   done
 }
 

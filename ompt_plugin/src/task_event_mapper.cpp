@@ -125,7 +125,7 @@ void TaskEventMapper::record_segment(ThreadState& ts, SegmentEnd how) noexcept {
 
 inline void TaskEventMapper::push_frame(ThreadState& ts, TaskMark task) noexcept {
   if (ts.depth < kMaxFrames) [[likely]]
-    ts.frames[ts.depth] = Frame{task.id(), ts.pushes, ts.pops, kNotWaiting, task.has(TaskMark::kTimed)};
+    ts.frames[ts.depth] = Frame{task.id(), ts.unpopped, kNotWaiting, task.has(TaskMark::kTimed)};
   else
     frames_overflowed();
   ++ts.depth;
@@ -171,11 +171,34 @@ SegmentStart TaskEventMapper::first_start(ThreadState& ts, ompt_data_t* task, Ta
   const WorkerId creator = mark.creator();
   if (creator == ts.worker) {
     engine_.pop(ts.worker);
-    ++ts.pops;
+    --ts.unpopped;
     return SegmentStart::pop;
   }
   engine_.steal(ts.worker, creator);  // an unknown creator is counted as dropped by the engine
   return SegmentStart::steal;
+}
+
+void TaskEventMapper::task_create_general(ompt_data_t* thread, ompt_data_t* parent, ompt_data_t* task, int flags,
+                                          bool has_dependences) noexcept {
+  ThreadState& ts = *state(thread, kNoWorker);
+  const std::uint64_t kind = created_kind(flags);
+  const TaskMark mark = TaskMark::make(ts.worker, next_seq(ts), kind);
+  set_mark(task, mark);
+  if (ts.worker == kNoWorker) return;
+  const bool deferred = (kind & TaskMark::kDeferred) != 0;
+  if (deferred) {
+    engine_.push(ts.worker, *ts.slot);
+    ++ts.unpopped;
+  }
+  if (tracing() && (kind & TaskMark::kExplicit)) record_create(ts, parent, mark, flags, deferred, has_dependences);
+}
+
+void TaskEventMapper::task_schedule_slow(ompt_data_t* thread, ompt_data_t* prior, ompt_task_status_t status,
+                                         ompt_data_t* next) noexcept {
+  // early / late fulfill report a detached task's completion event: no segment,
+  // and the task was already counted as completed when its body finished.
+  if (status == ompt_task_early_fulfill || status == ompt_task_late_fulfill) return;
+  task_schedule_general(*state(thread, kNoWorker), prior, status, next);
 }
 
 void TaskEventMapper::task_schedule_general(ThreadState& ts, ompt_data_t* prior, ompt_task_status_t status,
@@ -228,7 +251,7 @@ void TaskEventMapper::task_schedule_general(ThreadState& ts, ompt_data_t* prior,
   }
   // Returning to the task below, or a task (new or resumed) on top of the
   // suspended one. The frame is pushed after the start was counted: its base
-  // counts exclude the task's own pop.
+  // (unpopped) does not count the task itself.
   if (!leaves) {
     push_frame(ts, nm);
   } else if (const Frame* back = ts.top(); back && back->task != nm.id()) {
@@ -272,8 +295,13 @@ void TaskEventMapper::task_schedule_general(ThreadState& ts, ompt_data_t* prior,
 
 // ---- waits and implicit tasks ------------------------------------------------------------
 
-void TaskEventMapper::sync_region_wait_general(ThreadState& ts, ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
-                                               ompt_data_t* task) noexcept {
+void TaskEventMapper::sync_region_wait_slow(ompt_data_t* thread, ompt_sync_region_t kind,
+                                            ompt_scope_endpoint_t endpoint, ompt_data_t* task) noexcept {
+  sync_region_wait_general(*state(thread, kNoWorker), kind, endpoint, task);
+}
+
+void TaskEventMapper::sync_region_wait_general(ThreadState& ts, ompt_sync_region_t kind,
+                                               ompt_scope_endpoint_t endpoint, ompt_data_t* task) noexcept {
   if (ts.worker == kNoWorker) return;
   const WaitKind wk = wait_kind(kind);
   const TaskMark m = mark_of(task);

@@ -70,13 +70,31 @@ class TaskEventMapper {
   std::uint64_t next_seq(ThreadState& ts) noexcept;
   static bool all_children_ran_here(const ThreadState& ts, const Frame& task) noexcept;
   SegmentStart first_start(ThreadState& ts, ompt_data_t* task, TaskMark mark) noexcept;
-  bool fast_task_schedule(ThreadState& ts, ompt_data_t* prior, ompt_task_status_t status, ompt_data_t* next) noexcept;
-  bool fast_taskwait(ThreadState& ts, ompt_scope_endpoint_t endpoint, ompt_data_t* task) noexcept;
-  void sync_region_wait_general(ThreadState& ts, ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
-                                ompt_data_t* task) noexcept;
-  void task_schedule_general(ThreadState& ts, ompt_data_t* prior, ompt_task_status_t status, ompt_data_t* next) noexcept;
+  static std::uint64_t created_kind(int flags) noexcept;
+  // The per-task fast paths (task_event_mapper_hot.hpp) and the general
+  // paths they fall back to, out of line.
+  ThreadState* fast_state(ompt_data_t* thread) const noexcept;
+  void chain_segment(ThreadState& ts, std::uint64_t task) noexcept;
+  template <bool suspends>
+  void fast_start(ThreadState& ts, ompt_data_t* prior, ompt_data_t* next) noexcept;
+  void fast_complete(ThreadState& ts, ompt_data_t* prior, ompt_data_t* next) noexcept;
+  void fast_taskwait_begin(ThreadState& ts, ompt_data_t* task) noexcept;
+  void fast_taskwait_end(ThreadState& ts, ompt_data_t* task) noexcept;
+  // The general paths: *_slow from the entry points (the thread's state not
+  // looked up yet), *_general from a fast path that found its case is not.
+  [[gnu::noinline]] void task_create_general(ompt_data_t* thread, ompt_data_t* parent, ompt_data_t* task, int flags,
+                                             bool has_dependences) noexcept;
+  [[gnu::noinline]] void task_schedule_slow(ompt_data_t* thread, ompt_data_t* prior, ompt_task_status_t status,
+                                            ompt_data_t* next) noexcept;
+  [[gnu::noinline]] void task_schedule_general(ThreadState& ts, ompt_data_t* prior, ompt_task_status_t status,
+                                               ompt_data_t* next) noexcept;
+  [[gnu::noinline]] void sync_region_wait_slow(ompt_data_t* thread, ompt_sync_region_t kind,
+                                               ompt_scope_endpoint_t endpoint, ompt_data_t* task) noexcept;
+  [[gnu::noinline]] void sync_region_wait_general(ThreadState& ts, ompt_sync_region_t kind,
+                                                  ompt_scope_endpoint_t endpoint, ompt_data_t* task) noexcept;
   void record_create(ThreadState& ts, ompt_data_t* parent, TaskMark mark, int flags, bool deferred,
                      bool has_dependences) noexcept;
+  bool keeps_working(const ThreadState& ts, const Frame& waiting, WaitKind wait) const noexcept;
   void maybe_idle(ThreadState& ts, const Frame& waiting) noexcept;
   void resume_top(ThreadState& ts) noexcept;
   // Rare paths, kept out of line so that the per-task paths stay small.

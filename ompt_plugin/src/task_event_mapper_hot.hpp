@@ -1,8 +1,8 @@
 // The OMPT front-end's per-task paths, inline so that the callback wrappers
-// in ompt_tool.cpp run them without further calls: task creation, the two
-// task switches a fine-grained program makes per task, and the segment
-// bookkeeping they share. Everything else is out of line in
-// task_event_mapper.cpp. Included by task_event_mapper.hpp only.
+// in ompt_tool.cpp run them without further calls: the entry points of the
+// per-task events with their fast paths (below "fast paths"), and the segment
+// and idle bookkeeping the general paths share. Everything else is out of
+// line in task_event_mapper.cpp. Included by task_event_mapper.hpp only.
 #pragma once
 
 namespace rubato::ompt {
@@ -61,136 +61,191 @@ inline std::uint64_t TaskEventMapper::next_seq(ThreadState& ts) noexcept {
 // Every task this thread pushed since `task` started here was popped here
 // again: none of its children (or their descendants) ran on another worker.
 inline bool TaskEventMapper::all_children_ran_here(const ThreadState& ts, const Frame& task) noexcept {
-  return ts.pushes - task.base_pushes <= ts.pops - task.base_pops;
+  return ts.unpopped <= task.base_unpopped;
 }
 
 // Idle detection: the rule is explained in task_event_mapper.cpp ("idle detection").
+// The waits in which a thread looks for tasks to run.
+inline constexpr bool runs_tasks_in(WaitKind wait) noexcept {
+  return wait == WaitKind::barrier || wait == WaitKind::taskwait || wait == WaitKind::taskgroup;
+}
+
+// A thread back in `waiting`'s wait (of kind `wait`: the frame may not say it
+// yet) that goes on with work of its own: nothing for maybe_idle to do.
+inline bool TaskEventMapper::keeps_working(const ThreadState& ts, const Frame& waiting, WaitKind wait) const noexcept {
+  if (!runs_tasks_in(wait)) return false;
+  if (engine_.depth(*ts.slot) > 0) return true;                           // it runs its own queued tasks next
+  return wait != WaitKind::barrier && all_children_ran_here(ts, waiting);  // the task's wait ends at once
+}
+
 inline void TaskEventMapper::maybe_idle(ThreadState& ts, const Frame& waiting) noexcept {
-  const bool task_wait = waiting.wait == WaitKind::taskwait || waiting.wait == WaitKind::taskgroup;
-  if (waiting.wait == WaitKind::barrier || task_wait) {
-    if (ts.slot && engine_.depth(*ts.slot) > 0) return;  // it runs its own queued tasks next
-    if (task_wait && all_children_ran_here(ts, waiting))
-      return;  // every child ran here: the wait ends at once
-    engine_.idle(ts.worker);
-  }
-  // Out of work, or a wait of another kind: the thread may wait here.
-  end_run(ts);
+  if (keeps_working(ts, waiting, waiting.wait)) return;
+  if (runs_tasks_in(waiting.wait)) engine_.idle(ts.worker);  // out of work
+  end_run(ts);  // out of work, or a wait of another kind: the thread may wait here
 }
 
 inline void TaskEventMapper::end_run(ThreadState& ts) noexcept {
   if (ts.worker != kNoWorker) engine_.run_end(ts.worker);
 }
 
+// The task kinds of task_create's flags, as mark bits. An undeferred task
+// (if(0), final, serialized team, included) runs at once on its creator: it
+// never enters a queue. A task without the explicit flag (a target task) is
+// not ours to count.
+inline std::uint64_t TaskEventMapper::created_kind(int flags) noexcept {
+  std::uint64_t m = 0;
+  if (flags & ompt_task_explicit) {
+    m |= TaskMark::kExplicit | TaskMark::kTimed;
+    if (!(flags & ompt_task_undeferred)) m |= TaskMark::kDeferred;
+  }
+  if (flags & ompt_task_untied) m |= TaskMark::kUntied;
+  return m;
+}
+
+// ---- fast paths ---------------------------------------------------------------------------
+//
+// The events a fine-grained program makes per task, when nothing is traced or
+// bound per task: a task created, a thread starting a task it created on top of
+// the one it runs or waits in, a task completing back into the one below it,
+// and the taskwait around them. Each does what the general path
+// (task_event_mapper.cpp) does for that case, and makes no call but in tail
+// position: the general path when a check fails, or the engine's workload
+// update (a workload policy's push and pop). Whatever needs a call on the way
+// — a clock read (a run to open, a chained segment end that reads it),
+// idleness — is decided before anything is changed, and left to the general
+// path. So the entry points below, inlined into the OMPT callbacks, end in a
+// jump and save no register; the fast paths they jump to are functions of
+// their own, each allocating registers for its case only (fewer saved).
+
+[[gnu::always_inline]] inline ThreadState* TaskEventMapper::fast_state(ompt_data_t* thread) const noexcept {
+  if (!plain_ || !thread) [[unlikely]]
+    return nullptr;
+  auto* ts = static_cast<ThreadState*>(thread->ptr);
+  return ts && ts->worker != kNoWorker ? ts : nullptr;  // a worker's state has its slot
+}
+
+// A segment chained to the open run (engine_.run_open): segment_begin would
+// do nothing, and how it started is only kept for a trace.
+[[gnu::always_inline]] inline void TaskEventMapper::chain_segment(ThreadState& ts, std::uint64_t task) noexcept {
+  ts.segment_task = task;
+}
+
 [[gnu::always_inline]] inline void TaskEventMapper::task_create(ompt_data_t* thread, ompt_data_t* parent,
                                                                 ompt_data_t* task, int flags,
                                                                 bool has_dependences) noexcept {
-  ThreadState& ts = *state(thread, kNoWorker);
-  const WorkerId w = ts.worker;
-  std::uint64_t m = 0;
-  // An undeferred task (if(0), final, serialized team, included) runs at once
-  // on its creator: it never enters a queue. A task without the explicit flag
-  // (a target task) is not ours to count.
-  const bool is_explicit = (flags & ompt_task_explicit) != 0;
-  const bool deferred = is_explicit && !(flags & ompt_task_undeferred);
-  if (is_explicit) m |= TaskMark::kExplicit | TaskMark::kTimed;
-  if (deferred) m |= TaskMark::kDeferred;
-  if (flags & ompt_task_untied) m |= TaskMark::kUntied;
-  const TaskMark mark = TaskMark::make(w, next_seq(ts), m);
-  mapper_detail::set_mark(task, mark);
-  if (w == kNoWorker) return;
-  if (deferred) {
-    engine_.push(w, *ts.slot);  // a worker's state has its slot
-    ++ts.pushes;
-  }
-  if (tracing() && is_explicit) record_create(ts, parent, mark, flags, deferred, has_dependences);
+  ThreadState* ts = fast_state(thread);
+  if (!ts) [[unlikely]]
+    return task_create_general(thread, parent, task, flags, has_dependences);
+  const std::uint64_t kind = created_kind(flags);
+  mapper_detail::set_mark(task, TaskMark::make(ts->worker, ts->next_seq++, kind));
+  if (!(kind & TaskMark::kDeferred)) return;
+  ++ts->unpopped;
+  return engine_.push(ts->worker, *ts->slot);
 }
 
 [[gnu::always_inline]] inline void TaskEventMapper::task_schedule(ompt_data_t* thread, ompt_data_t* prior,
                                                                   ompt_task_status_t status, ompt_data_t* next) noexcept {
-  // early / late fulfill report a detached task's completion event: no segment,
-  // and the task was already counted as completed when its body finished.
-  if (status == ompt_task_early_fulfill || status == ompt_task_late_fulfill) return;
-  ThreadState& ts = *state(thread, kNoWorker);
-  if (plain_ && ts.worker != kNoWorker && fast_task_schedule(ts, prior, status, next)) [[likely]]
-    return;
-  task_schedule_general(ts, prior, status, next);
+  if (ThreadState* ts = fast_state(thread); ts && prior && next) [[likely]] {
+    if (status == ompt_task_switch)
+      return ts->segment_task == 0 ? fast_start<false>(*ts, prior, next) : fast_start<true>(*ts, prior, next);
+    if (status == ompt_task_complete) return fast_complete(*ts, prior, next);
+  }
+  return task_schedule_slow(thread, prior, status, next);
 }
 
-// The two switches a fine-grained program makes per task, with only the checks
-// that decide them: a thread starting a task it created on top of the one it
-// runs or waits in, and a task completing back into the one below it. Each
-// does what task_schedule_general (task_event_mapper.cpp) does for that case;
-// anything else (a steal, a segment left open, an untied task, a stack that
-// does not match, tracing, per-task binding) returns false and takes that path.
-[[gnu::always_inline]] inline bool TaskEventMapper::fast_task_schedule(ThreadState& ts, ompt_data_t* prior,
-                                                                       ompt_task_status_t status,
-                                                                       ompt_data_t* next) noexcept {
-  if (!prior || !next) return false;
-  const TaskMark pm = mapper_detail::mark_of(prior);
-  const TaskMark nm = mapper_detail::mark_of(next);
+// A new tied task, undeferred (it runs at once: an if(0) or final task, a
+// serialized team's) or from this thread's own queue (a pop), on top of the
+// task below — which waits, or (`suspends`: its segment is open) runs and is
+// suspended. Two functions, so that the second's extra check does not cost
+// the first its registers.
+template <bool suspends>
+[[gnu::noinline]] void TaskEventMapper::fast_start(ThreadState& ts, ompt_data_t* prior, ompt_data_t* next) noexcept {
+  const TaskMark pm(prior->value);
+  const TaskMark nm(next->value);
   const std::uint32_t depth = ts.depth;
-  if (status == ompt_task_switch) {
-    // A new tied task, undeferred (it runs at once, a serialized team's are) or
-    // from this thread's own queue.
-    constexpr std::uint64_t kKind = TaskMark::kExplicit | TaskMark::kStarted | TaskMark::kUntied;
-    const bool deferred = nm.has(TaskMark::kDeferred);
-    if ((nm.word() & kKind) != TaskMark::kExplicit || (deferred && nm.creator() != ts.worker) ||
-        ts.segment_task != 0 || depth == 0 || depth >= kMaxFrames || ts.frames[depth - 1].task != pm.id())
-      return false;
-    mapper_detail::set_mark(next, nm.with(TaskMark::kStarted));
-    if (deferred) {
-      engine_.pop(ts.worker, *ts.slot);
-      ++ts.pops;
-    }
-    ts.frames[depth] = Frame{nm.id(), ts.pushes, ts.pops, mapper_detail::kNotWaiting, nm.has(TaskMark::kTimed)};
-    ts.depth = depth + 1;
-    if (nm.has(TaskMark::kTimed)) open_segment(ts, nm.id(), deferred ? SegmentStart::pop : SegmentStart::inline_);
-    return true;
+  constexpr std::uint64_t kKind = TaskMark::kExplicit | TaskMark::kStarted | TaskMark::kUntied;
+  const bool deferred = nm.has(TaskMark::kDeferred);
+  const bool timed = nm.has(TaskMark::kTimed);
+  if ((nm.word() & kKind) != TaskMark::kExplicit || (deferred && !nm.created_by(ts.worker)) ||
+      (suspends && (ts.segment_task != pm.id() || engine_.segment_end_reads_clock(*ts.slot))) || depth == 0 ||
+      depth >= kMaxFrames || ts.frames[depth - 1].task != pm.id() || (timed && !engine_.run_open(*ts.slot)))
+      [[unlikely]]
+    return task_schedule_general(ts, prior, ompt_task_switch, next);
+  mapper_detail::set_mark(next, nm.with(TaskMark::kStarted));
+  if constexpr (suspends) {
+    engine_.count_segment_end(*ts.slot, false);
+    ts.segment_task = 0;
   }
-  if (status == ompt_task_complete) {
-    constexpr std::uint64_t kRan = TaskMark::kExplicit | TaskMark::kStarted;
-    if ((pm.word() & kRan) != kRan || depth < 2 || depth > kMaxFrames || ts.segment_task != pm.id() ||
-        ts.frames[depth - 1].task != pm.id() || ts.frames[depth - 2].task != nm.id())
-      return false;
-    close_segment(ts, SegmentEnd::completed, true);
-    ts.depth = depth - 1;
-    const Frame& back = ts.frames[depth - 2];
-    if (back.wait != mapper_detail::kNotWaiting)
-      maybe_idle(ts, back);
-    else if (nm.has(TaskMark::kTimed))
-      open_segment(ts, nm.id(), SegmentStart::resume);
-    return true;
-  }
-  return false;
+  // The frame's base does not count the task itself, as in the general path.
+  const std::int64_t unpopped = ts.unpopped - (deferred ? 1 : 0);
+  ts.frames[depth] = Frame{nm.id(), unpopped, mapper_detail::kNotWaiting, timed};
+  ts.depth = depth + 1;
+  if (timed) chain_segment(ts, nm.id());
+  if (!deferred) return;
+  ts.unpopped = unpopped;
+  return engine_.pop(ts.worker, *ts.slot);
 }
 
-// A taskwait of the task on top of the stack, when nothing is traced or bound
-// per task: what sync_region_wait_general does for it, without its checks.
-[[gnu::always_inline]] inline bool TaskEventMapper::fast_taskwait(ThreadState& ts, ompt_scope_endpoint_t endpoint,
-                                                                  ompt_data_t* task) noexcept {
-  const TaskMark m = mapper_detail::mark_of(task);
-  Frame* top = ts.top();
-  if (!top || top->task != m.id()) return false;
-  if (endpoint == ompt_scope_begin) {
-    close_segment(ts, SegmentEnd::waiting, false);
-    top->wait = WaitKind::taskwait;
-    maybe_idle(ts, *top);
-  } else {
-    const bool nothing_stolen = top->wait == WaitKind::taskwait && all_children_ran_here(ts, *top);
-    top->wait = mapper_detail::kNotWaiting;
-    if (!nothing_stolen) end_run(ts);
-    if (m.has(TaskMark::kTimed) && ts.segment_task == 0) open_segment(ts, m.id(), SegmentStart::resume);
-  }
-  return true;
+// A task completing back into the task below it: the task resumes, or its
+// wait goes on with work of the thread's own.
+[[gnu::noinline]] inline void TaskEventMapper::fast_complete(ThreadState& ts, ompt_data_t* prior, ompt_data_t* next) noexcept {
+  const TaskMark pm(prior->value);
+  const TaskMark nm(next->value);
+  const std::uint32_t depth = ts.depth;
+  constexpr std::uint64_t kRan = TaskMark::kExplicit | TaskMark::kStarted;
+  if ((pm.word() & kRan) != kRan || depth < 2 || depth > kMaxFrames || ts.segment_task != pm.id() ||
+      ts.frames[depth - 1].task != pm.id() || ts.frames[depth - 2].task != nm.id()) [[unlikely]]
+    return task_schedule_general(ts, prior, ompt_task_complete, next);
+  Engine::Slot& s = *ts.slot;
+  const Frame& back = ts.frames[depth - 2];
+  const bool waiting = back.wait != mapper_detail::kNotWaiting;
+  const bool resumes = !waiting && nm.has(TaskMark::kTimed);
+  if (engine_.segment_end_reads_clock(s) || (waiting && !keeps_working(ts, back, back.wait)) ||
+      (resumes && !engine_.run_open(s))) [[unlikely]]
+    return task_schedule_general(ts, prior, ompt_task_complete, next);
+  engine_.count_segment_end(s, true);
+  ts.segment_task = 0;
+  ts.depth = depth - 1;
+  if (resumes) chain_segment(ts, nm.id());
 }
 
 [[gnu::always_inline]] inline void TaskEventMapper::sync_region_wait(ompt_data_t* thread, ompt_sync_region_t kind,
                                                                      ompt_scope_endpoint_t endpoint,
                                                                      ompt_data_t* task) noexcept {
-  ThreadState& ts = *state(thread, kNoWorker);
-  if (plain_ && kind == ompt_sync_region_taskwait && ts.worker != kNoWorker && fast_taskwait(ts, endpoint, task))
-    [[likely]] return;
-  sync_region_wait_general(ts, kind, endpoint, task);
+  if (kind == ompt_sync_region_taskwait && task) [[likely]]
+    if (ThreadState* ts = fast_state(thread)) [[likely]]
+      return endpoint == ompt_scope_begin ? fast_taskwait_begin(*ts, task) : fast_taskwait_end(*ts, task);
+  return sync_region_wait_slow(thread, kind, endpoint, task);
+}
+
+// The task on top of the stack waits for its children, and the thread goes on
+// with its own queue (or every child already ran here).
+[[gnu::noinline]] inline void TaskEventMapper::fast_taskwait_begin(ThreadState& ts, ompt_data_t* task) noexcept {
+  const TaskMark m(task->value);
+  Frame* top = ts.top();
+  Engine::Slot& s = *ts.slot;
+  const bool segment_open = ts.segment_task != 0;
+  if (!top || top->task != m.id() || (segment_open && engine_.segment_end_reads_clock(s)) ||
+      !keeps_working(ts, *top, WaitKind::taskwait)) [[unlikely]]
+    return sync_region_wait_general(ts, ompt_sync_region_taskwait, ompt_scope_begin, task);
+  if (segment_open) {
+    engine_.count_segment_end(s, false);
+    ts.segment_task = 0;
+  }
+  top->wait = WaitKind::taskwait;
+}
+
+// The taskwait ends, and every child ran here: no stolen child was waited
+// for, and the task continues the run.
+[[gnu::noinline]] inline void TaskEventMapper::fast_taskwait_end(ThreadState& ts, ompt_data_t* task) noexcept {
+  const TaskMark m(task->value);
+  Frame* top = ts.top();
+  const bool resumes = m.has(TaskMark::kTimed) && ts.segment_task == 0;
+  if (!top || top->task != m.id() || top->wait != WaitKind::taskwait || !all_children_ran_here(ts, *top) ||
+      (resumes && !engine_.run_open(*ts.slot))) [[unlikely]]
+    return sync_region_wait_general(ts, ompt_sync_region_taskwait, ompt_scope_end, task);
+  top->wait = mapper_detail::kNotWaiting;
+  if (resumes) chain_segment(ts, m.id());
 }
 
 }  // namespace rubato::ompt

@@ -50,6 +50,8 @@ class TaskMark {
     const std::uint64_t c = word_ & kCreatorMask;
     return c == 0 ? kNoWorker : static_cast<WorkerId>(c - 1);
   }
+  // Created by worker `w` (kNoWorker: never): creator() == w in one compare.
+  constexpr bool created_by(WorkerId w) const { return (word_ & kCreatorMask) == w + 1ull; }
   constexpr bool has(std::uint64_t flag) const { return (word_ & flag) != 0; }
   constexpr TaskMark with(std::uint64_t flag) const { return TaskMark(word_ | flag); }
   // Tasks of unobserved threads have no trace record.
@@ -63,6 +65,8 @@ class TaskMark {
 
 static_assert(TaskMark::make(4094, 1, 0).creator() == 4094);
 static_assert(TaskMark::make(kNoWorker, 7, TaskMark::kExplicit).creator() == kNoWorker);
+static_assert(TaskMark::make(4094, 1, 0).created_by(4094) && !TaskMark::make(4094, 1, 0).created_by(4093));
+static_assert(!TaskMark::make(kNoWorker, 7, 0).created_by(kNoWorker));
 static_assert(TaskMark::make(3, 5, TaskMark::kStarted | TaskMark::kTimed).id() == ((5ull << TaskMark::kSeqShift) | 4));
 
 }  // namespace rubato::ompt

@@ -25,11 +25,11 @@ namespace rubato::ompt {
 // a worker's join barrier).
 struct Frame {
   std::uint64_t task = 0;  // TaskMark::id()
-  // This thread's push / pop counts when the task started here: what it and
-  // its descendants pushed since, minus what this thread popped since, were
-  // started by other workers (see maybe_idle in task_event_mapper.cpp).
-  std::uint64_t base_pushes = 0;
-  std::uint64_t base_pops = 0;
+  // This thread's `unpopped` when the task started here (its own pop
+  // counted): what it and its descendants pushed since and this thread did
+  // not pop, unpopped minus this, was started by other workers (see
+  // maybe_idle in task_event_mapper.cpp).
+  std::int64_t base_unpopped = 0;
   WaitKind wait{};  // 0: not waiting
   bool timed = false;
 };
@@ -40,12 +40,11 @@ struct alignas(kCacheLine) ThreadState {
   WorkerId worker = kNoWorker;  // kNoWorker: a thread beyond RUBATO_MAX_WORKERS
   Engine::Slot* slot = nullptr;  // the engine's slot of `worker` (null with kNoWorker)
   std::uint64_t next_seq = 1;   // sequence numbers of the tasks this worker creates
-  std::uint64_t pushes = 0;
-  std::uint64_t pops = 0;
+  std::int64_t unpopped = 0;  // tasks this thread pushed and did not pop itself
   // The open segment, if any (one at a time: a suspended task's segment ends
   // before the next one starts).
   std::uint64_t segment_task = 0;  // TaskMark::id(); 0: no segment open
-  SegmentStart segment_start = SegmentStart::inline_;
+  SegmentStart segment_start = SegmentStart::inline_;  // only when tracing
   std::uint64_t segment_start_ns = 0;  // only when tracing
   std::uint32_t depth = 0;             // tasks on the stack; frames beyond kMaxFrames are not kept
   bool live = false;                   // a thread holds this worker index

@@ -411,8 +411,9 @@ TEST_CASE("Ompt.Mapper.TraceRecordsTasksSegmentsWaitsAndSteals", "[ompt][mapper]
 namespace {
 
 // Two workers running a fib-like tree with steals, undeferred tasks, a task
-// resumed after its child outside any wait, and taskwaits with and without a
-// stolen child; the clock advances between events so that busy time counts.
+// resumed after its child outside any wait, taskwaits with and without a
+// stolen child, and a pop after a park ended the thread's run; the clock
+// advances between events so that busy time counts.
 void fast_path_scenario(Rig& rig) {
   auto tick = [&rig](std::uint64_t ns) { rig.session.clock.advance(ns); };
   ompt_data_t *i0 = nullptr, *i1 = nullptr;
@@ -422,11 +423,17 @@ void fast_path_scenario(Rig& rig) {
   ompt_data_t* b = rig.create(m, i0);
   tick(20);
   rig.mapper.sync_region_wait(m, ompt_sync_region_taskwait, ompt_scope_begin, i0);
+  rig.mapper.end_run(*static_cast<ThreadState*>(m->ptr));  // as efs parks a waiting thread
   tick(5);
-  rig.mapper.task_schedule(m, i0, kSwitch, b);  // own pop inside a wait
+  rig.mapper.task_schedule(m, i0, kSwitch, b);  // own pop inside a wait, its run ended
   tick(30);
   ompt_data_t* u = rig.create(m, b, ompt_task_explicit | ompt_task_undeferred);
   rig.mapper.task_schedule(m, b, kSwitch, u);  // undeferred child on top of a running task
+  tick(35);
+  ompt_data_t* v = rig.create(m, u, ompt_task_explicit | ompt_task_undeferred);
+  rig.mapper.task_schedule(m, u, kSwitch, v);  // and its own (u's end is worker 0's third: a clock read)
+  tick(5);
+  rig.mapper.task_schedule(m, v, kComplete, u);
   tick(40);
   rig.mapper.task_schedule(m, u, kComplete, b);  // back into b, not waiting: b resumes
   tick(50);
@@ -499,8 +506,16 @@ TEST_CASE("Ompt.Mapper.FastPathsCountAsTheGeneralPath", "[ompt][mapper]") {
       CHECK(f.busy_ns == s.busy_ns);
       CHECK(f.level_changes == s.level_changes);
       CHECK(fast.session.engine().depth(w) == slow.session.engine().depth(w));
+      // The same clock reads: the fast paths leave each end that reads it to
+      // the general path (Engine::segment_end_reads_clock), and the chained
+      // cadence goes on as there.
+      const Engine::Slot& fs = *fast.session.engine().slot_of(w);
+      const Engine::Slot& ss = *slow.session.engine().slot_of(w);
+      CHECK(fs.chained_ends_left == ss.chained_ends_left);
+      CHECK(fs.chained_read_every == ss.chained_read_every);
+      CHECK(fs.run_start_ns == ss.run_start_ns);
     }
-    CHECK(fast.stats(0).tasks_completed + fast.stats(1).tasks_completed == 8);
+    CHECK(fast.stats(0).tasks_completed + fast.stats(1).tasks_completed == 9);
     CHECK(fast.stats(0).busy_ns > 0);
     CHECK(fast.session.errors == 0);
     CHECK(slow.session.errors == 0);
