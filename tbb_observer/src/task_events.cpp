@@ -58,7 +58,7 @@ void note_discarded(worker_index spawner) noexcept {
   const WorkerId w = worker_of(*fe, t);
   if (w != spawner) return;
   fe->engine.pop(w);
-  ++t.pops;
+  --t.unpopped;
 }
 
 void bind_before_segment(ThreadRecord& t) noexcept { t.frontend->session.before_task(t.worker); }

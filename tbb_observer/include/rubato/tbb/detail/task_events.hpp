@@ -28,7 +28,7 @@ worker_index note_spawn_looked_up(bool say_unobserved) noexcept;
 // the worker's index, to be carried by the task.
 [[gnu::always_inline]] inline worker_index spawn_in_scope(ThreadRecord& t) noexcept {
   t.engine->push(t.worker, *t.slot);
-  ++t.pushes;
+  ++t.unpopped;
   return t.worker;
 }
 
@@ -65,7 +65,7 @@ class task_scope {
   // opened under has ended since (the thread's record belongs to it: the next
   // scope under a new observer starts the record afresh).
   [[gnu::always_inline]] ~task_scope() {
-    if (generation_ != 0 && generation_ == g_task_generation.load(std::memory_order_relaxed)) [[likely]]
+    if (generation_ == g_task_generation.load(std::memory_order_relaxed)) [[likely]]
       end(t_record);
   }
   task_scope(const task_scope&) = delete;
@@ -78,7 +78,7 @@ class task_scope {
 
   // Only generation_ is initialized here: the rest is set by begin (what is
   // zeroed needlessly costs a few instructions per task).
-  std::uint64_t generation_ = 0;  // 0: nothing to undo
+  std::uint64_t generation_ = kNoGeneration;  // nothing to undo
   task_frame frame_;
   bool resumes_segment_;
 };
@@ -95,7 +95,7 @@ class wait_scope {
       begin_first();
   }
   [[gnu::always_inline]] ~wait_scope() {  // as ~task_scope
-    if (generation_ != 0 && generation_ == g_task_generation.load(std::memory_order_relaxed)) [[likely]]
+    if (generation_ == g_task_generation.load(std::memory_order_relaxed)) [[likely]]
       end(t_record);
   }
   wait_scope(const wait_scope&) = delete;
@@ -106,7 +106,7 @@ class wait_scope {
   void begin_first() noexcept;  // out of line, as task_scope's
   void end(ThreadRecord& t) noexcept;
 
-  std::uint64_t generation_ = 0;  // as task_scope's, the only member set here
+  std::uint64_t generation_ = kNoGeneration;  // as task_scope's, the only member set here
   task_frame* frame_;             // of the waiting task
   bool was_waiting_;              // it was in a wait already (one the drop-ins did not see)
   bool resumes_segment_;
@@ -121,7 +121,7 @@ class wait_scope {
   bool follows_last_end = in_scope;
   if (spawner == t.worker) [[likely]] {
     t.engine->pop(t.worker, *t.slot);
-    ++t.pops;
+    --t.unpopped;
   } else {
     if (spawner != no_worker) t.engine->steal(t.worker, spawner);
     follows_last_end = false;
@@ -134,7 +134,7 @@ class wait_scope {
     close_segment(t, false);
     follows_last_end = true;  // the same instant
   }
-  frame_ = task_frame{t.pushes, t.pops, t.frame, false};
+  frame_ = task_frame{t.unpopped, t.frame, false};
   t.frame = &frame_;
   open_segment(t, follows_last_end);
   generation_ = t.generation;

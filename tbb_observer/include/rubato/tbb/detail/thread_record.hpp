@@ -27,14 +27,13 @@ inline constexpr worker_index no_worker = 0xffffffffu;
 struct Frontend;  // the active observer's session and engine (src/frontend.hpp)
 
 // The task a thread is running (or the thread's root, outside any task): the
-// thread's push / pop counts when it started, which a wait compares against to
-// tell whether some of its children were started elsewhere (see maybe_idle),
-// and whether it is in a wait. Lives in the task's task_scope. No default
-// member initializers: a scope sets all of it, and the root is value-initialized
-// with its record (zero).
+// thread's `unpopped` when it started, which a wait compares against to tell
+// whether some of its children were started elsewhere (see maybe_idle), and
+// whether it is in a wait. Lives in the task's task_scope. No default member
+// initializers: a scope sets all of it, and the root is value-initialized with
+// its record (zero).
 struct task_frame {
-  std::uint64_t base_pushes;
-  std::uint64_t base_pops;
+  std::int64_t base_unpopped;
   task_frame* outer;  // the task this one interrupted on this thread
   bool waiting;
 };
@@ -43,7 +42,8 @@ struct task_frame {
 // thread's record is current when its generation is this one.
 inline std::atomic<std::uint64_t> g_task_generation{0};
 
-inline constexpr std::uint64_t kNoGeneration = ~std::uint64_t{0};  // a record never set up
+// Never a front-end's: a record never set up, a scope that opened nothing.
+inline constexpr std::uint64_t kNoGeneration = ~std::uint64_t{0};
 
 struct alignas(kCacheLine) ThreadRecord {
   std::uint64_t generation = kNoGeneration;  // of the front-end the rest belongs to
@@ -52,8 +52,9 @@ struct alignas(kCacheLine) ThreadRecord {
   Engine::Slot* slot = nullptr;  // the engine's slot of `worker`
   WorkerId worker = kNoWorker;   // last index announced with Session::worker_started
   std::uint32_t scopes = 0;      // task / wait scopes open on this thread
-  std::uint64_t pushes = 0;      // tasks this thread spawned
-  std::uint64_t pops = 0;        // ... and started (or dropped) itself
+  // Tasks this thread spawned and did not start (or drop) itself; signed: a
+  // task spawned under an earlier observer may be popped under this one.
+  std::int64_t unpopped = 0;
   task_frame* frame = nullptr;   // the running task's, or &root (set with `generation`)
   task_frame root{};             // value-initialized, so that t_record can be constinit
   bool dynamic_binding = false;  // frontend's: each segment asks the session where to run
@@ -117,7 +118,7 @@ void report_idle(ThreadRecord& t) noexcept;  // the run ends; idle once per task
 // As in the OMPT front-end, a stolen child that already finished gives a
 // spurious idle; the engine itself treats every thief as idle first.
 [[gnu::always_inline]] inline bool all_children_ran_here(const ThreadRecord& t, const task_frame& f) noexcept {
-  return t.pushes - f.base_pushes <= t.pops - f.base_pops;
+  return t.unpopped <= f.base_unpopped;
 }
 
 [[gnu::always_inline]] inline void maybe_idle(ThreadRecord& t) noexcept {
