@@ -5,9 +5,10 @@
 //   coarse `tasks` tasks of about `task-ms` milliseconds of compute each.
 // Runs alternate between the two variants (ABAB..., first one switching each
 // round) so that machine load drifts affect both alike; prints every run, the
-// medians and their ratio, and the process CPU time: with --threads 1 its
-// difference per task is the instrumentation's own cost, which wall time on a
-// shared machine hides under other load.
+// medians and their ratio, the median of the per-round ratios ("paired": it
+// cancels the drift between rounds), and the process CPU time: with
+// --threads 1 its difference per task is the instrumentation's own cost, which
+// wall time on a shared machine hides under other load.
 //
 //   tbb_overhead [--runs 7] [--fib 30] [--tasks 400] [--task-ms 1] [--threads 0]
 //
@@ -100,13 +101,22 @@ Series measure(int runs, Plain plain_work, Instrumented rubato_work) {
   return s;
 }
 
+// The median of rubato's time over plain oneTBB's, round by round.
+double paired_ratio(const std::vector<double>& rubato_s, const std::vector<double>& plain_s) {
+  std::vector<double> ratios;
+  for (std::size_t i = 0; i < rubato_s.size() && i < plain_s.size(); ++i)
+    if (plain_s[i] > 0) ratios.push_back(rubato_s[i] / plain_s[i]);
+  return ratios.empty() ? 0 : rubato::bench::median(ratios);
+}
+
 void print(const char* name, const Series& s, double tasks) {
   std::printf("%-7s plain  :", name);
   for (double t : s.plain) std::printf(" %.4f", t);
   std::printf("\n%-7s rubato :", name);
   for (double t : s.rubato) std::printf(" %.4f", t);
   const double p = rubato::bench::median(s.plain), r = rubato::bench::median(s.rubato);
-  std::printf("\n%-7s median plain %.4f s, rubato %.4f s, ratio %.3f\n", name, p, r, r / p);
+  std::printf("\n%-7s median plain %.4f s, rubato %.4f s, ratio %.3f (paired %.3f)\n", name, p, r, r / p,
+              paired_ratio(s.rubato, s.plain));
   std::printf("%-7s cpu plain  :", name);
   for (double t : s.plain_cpu) std::printf(" %.4f", t);
   std::printf("\n%-7s cpu rubato :", name);
