@@ -71,8 +71,8 @@ class TaskEventMapper {
   static bool all_children_ran_here(const ThreadState& ts, const Frame& task) noexcept;
   SegmentStart first_start(ThreadState& ts, ompt_data_t* task, TaskMark mark) noexcept;
   static std::uint64_t created_kind(int flags) noexcept;
-  // The per-task fast paths (task_event_mapper_hot.hpp) and the general
-  // paths they fall back to, out of line.
+  // The per-task fast paths (task_event_mapper_hot.hpp): one function per
+  // case, entered by a jump from the callbacks' entry points.
   ThreadState* fast_state(ompt_data_t* thread) const noexcept;
   void chain_segment(ThreadState& ts, std::uint64_t task) noexcept;
   template <bool suspends>
