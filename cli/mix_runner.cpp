@@ -47,8 +47,7 @@ ControllerSetup controller_setup(const MixSetup& m, ThrottleActuator* throttle, 
   const auto dirs = profile_search_dirs(settings.profile_dir);
   const std::string setting = m.profile.empty() ? settings.profile : m.profile;
   std::string error;
-  const std::string cpu_model = setting == "auto" ? read_cpu_model() : std::string();  // only auto needs it
-  const std::optional<MachineProfile> profile = resolve_profile(setting, cpu_model, dirs, error).profile;
+  const std::optional<MachineProfile> profile = resolve_profile(setting, dirs, error).profile;
   if (!profile) report.notes.push_back("no machine profile (" + error + ")");
   else report.profile = profile->name;
   ControllerSetup s = controller_setup_for(settings, profile, read_topology(settings.sysfs_root), TargetKind::programs);

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "rubato/power/topology.hpp"
+
 namespace rubato {
 namespace {
 
@@ -274,6 +276,10 @@ ChosenProfile resolve_profile(const std::string& setting, const std::string& cpu
   ChosenProfile chosen = setting == "auto" ? auto_profile(cpu_model, dirs) : ChosenProfile{setting, std::nullopt};
   if (!chosen.profile) chosen.profile = load_profile(chosen.name, dirs, error);
   return chosen;
+}
+
+ChosenProfile resolve_profile(const std::string& setting, const std::vector<std::string>& dirs, std::string& error) {
+  return resolve_profile(setting, setting == "auto" ? read_cpu_model() : std::string(), dirs, error);
 }
 
 }  // namespace rubato

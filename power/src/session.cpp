@@ -240,8 +240,7 @@ bool LiveSession::start(std::string& why) {
   // ---- machine profile --------------------------------------------------------
   const auto dirs = profile_search_dirs(settings_.profile_dir);
   std::string error;
-  const std::string cpu_model = settings_.profile == "auto" ? read_cpu_model() : std::string();  // only auto needs it
-  ChosenProfile chosen = resolve_profile(settings_.profile, cpu_model, dirs, error);
+  ChosenProfile chosen = resolve_profile(settings_.profile, dirs, error);
   const std::string profile_name = std::move(chosen.name);
   profile_ = std::move(chosen.profile);
   if (!profile_ && profile_name != "generic") {

@@ -68,5 +68,7 @@ ChosenProfile auto_profile(const std::string& cpu_model, const std::vector<std::
 // `error` says why.
 ChosenProfile resolve_profile(const std::string& setting, const std::string& cpu_model,
                               const std::vector<std::string>& dirs, std::string& error);
+// The same on this machine: /proc/cpuinfo is read only for "auto".
+ChosenProfile resolve_profile(const std::string& setting, const std::vector<std::string>& dirs, std::string& error);
 
 }  // namespace rubato

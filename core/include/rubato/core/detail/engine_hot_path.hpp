@@ -169,7 +169,7 @@ inline std::uint64_t Engine::account_run(WorkerId w, Slot& s, std::uint64_t star
 }
 
 [[gnu::always_inline]] inline void Engine::segment_begin(Slot& s) noexcept {
-  if (s.run_start_ns == engine_detail::kNoSegment) [[unlikely]]
+  if (!run_open(s)) [[unlikely]]
     start_run(s, now_ns());
 }
 
