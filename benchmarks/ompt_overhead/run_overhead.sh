@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Overhead of librubato_ompt.so: fib(30) with a task per call and a coarse
-# task program, 2 threads, each run with no tool, the null tool, rubato
-# baseline + dry-run and rubato hermes + dry-run; RUNS interleaved rounds;
+# task program, 2 threads, each run with no tool, the null tool, the floor
+# tool (floor_tool.cpp: exact counts and nothing else), rubato baseline +
+# dry-run and rubato hermes + dry-run; RUNS interleaved rounds;
 # medians of the timed parallel region's wall and CPU time (after a warm-up
 # region that starts the runtime and the tool) and their ratios; then the
 # start-up cost (whole process of a trivial run).
@@ -12,10 +13,11 @@ runs=${2:-7}
 bench=$build/benchmarks/ompt_overhead
 tool=$build/ompt_plugin/librubato_ompt.so
 null=$bench/libompt_null_tool.so
+floor=$bench/libompt_floor_tool.so
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export OMP_NUM_THREADS=2
-configs=(none null baseline hermes)
+configs=(none null floor baseline hermes)
 
 run_with() {  # config program [args...]: the program's stdout
   local config=$1
@@ -23,6 +25,7 @@ run_with() {  # config program [args...]: the program's stdout
   case $config in
     none) env -u OMP_TOOL_LIBRARIES "$@" ;;
     null) OMP_TOOL_LIBRARIES=$null "$@" ;;
+    floor) OMP_TOOL_LIBRARIES=$floor "$@" ;;
     baseline) OMP_TOOL_LIBRARIES=$tool RUBATO_POLICY=baseline RUBATO_BACKEND=dry-run RUBATO_REPORT="$tmp/r.json" "$@" 2>/dev/null ;;
     hermes) OMP_TOOL_LIBRARIES=$tool RUBATO_POLICY=hermes RUBATO_BACKEND=dry-run RUBATO_REPORT="$tmp/r.json" "$@" 2>/dev/null ;;
   esac

@@ -23,8 +23,11 @@ inline double median(std::vector<double> v) {
   return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
-// Compute-bound work the optimiser cannot drop (xorshift steps).
-inline std::uint64_t churn(std::uint64_t steps, std::uint64_t seed) {
+// Compute-bound work the optimiser cannot drop (xorshift steps). Not inlined:
+// every variant then runs the same machine code, and the calibration times it.
+// Inlined into each variant's task, the loop's placement alone made one
+// variant's coarse tasks 6 % slower than another's.
+[[gnu::noinline]] inline std::uint64_t churn(std::uint64_t steps, std::uint64_t seed) {
   std::uint64_t x = seed | 1;
   for (std::uint64_t i = 0; i < steps; ++i) {
     x ^= x << 13;

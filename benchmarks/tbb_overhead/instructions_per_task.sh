@@ -2,8 +2,9 @@
 # Instructions rubato::tbb::task_group adds per task on fib with a task per
 # call, counted by valgrind's callgrind: unlike wall time, the count does not
 # move with machine load, so it shows what a change to the per-task paths
-# saves. tbb_overhead runs fib once with tbb::task_group and once with
-# rubato::tbb::task_group (observer active); the script takes the inclusive
+# saves. tbb_overhead runs fib once with tbb::task_group, once with
+# rubato::tbb::task_group (observer active) and once with the floor's
+# counting-only group (floor_task_group.hpp); the script takes the inclusive
 # count of each top-level fib call, for fib(22) minus fib(20) (35 422 tasks
 # more, so that start-up cancels out). One thread by default: every task is
 # then a pop, the common path (valgrind serializes threads anyway).
@@ -40,5 +41,7 @@ run 22
 tasks=35422
 plain=$(( ($(fib_instructions 22 tbb::detail::d1::task_group) - $(fib_instructions 20 tbb::detail::d1::task_group)) / tasks ))
 rubato=$(( ($(fib_instructions 22 rubato::tbb::task_group) - $(fib_instructions 20 rubato::tbb::task_group)) / tasks ))
+floor=$(( ($(fib_instructions 22 rubato::bench::floor::task_group) - $(fib_instructions 20 rubato::bench::floor::task_group)) / tasks ))
 echo "fib, policy $policy, backend $backend, $threads thread(s): tbb::task_group $plain, rubato::tbb::task_group" \
-  "$rubato instructions per task: +$(( rubato - plain )) (callgrind, fib(22) - fib(20))"
+  "$rubato instructions per task: +$(( rubato - plain )); the floor (floor_task_group.hpp) $floor: +$(( floor - plain ))" \
+  "(callgrind, fib(22) - fib(20))"

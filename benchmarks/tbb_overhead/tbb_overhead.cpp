@@ -3,12 +3,14 @@
 //   fib    recursive fib(n) with a task per call and no cutoff: the worst case,
 //          about a microsecond of work per task;
 //   coarse `tasks` tasks of about `task-ms` milliseconds of compute each.
-// Runs alternate between the two variants (ABAB..., first one switching each
-// round) so that machine load drifts affect both alike; prints every run, the
-// medians and their ratio, the median of the per-round ratios ("paired": it
-// cancels the drift between rounds), and the process CPU time: with
-// --threads 1 its difference per task is the instrumentation's own cost, which
-// wall time on a shared machine hides under other load.
+// A third variant, floor_task_group.hpp, only counts the exact pushes, pops
+// and steals: the least any exact-count drop-in costs. The variants run in
+// turn, the first one rotating each round, so that machine load drifts affect
+// all alike; prints every run, the medians and their ratios to plain oneTBB,
+// the median of the per-round ratios ("paired": it cancels the drift between
+// rounds), and the process CPU time: with --threads 1 its difference per task
+// is the instrumentation's own cost, which wall time on a shared machine hides
+// under other load.
 //
 //   tbb_overhead [--runs 7] [--fib 30] [--tasks 400] [--task-ms 1] [--threads 0]
 //
@@ -26,6 +28,7 @@
 #include <vector>
 
 #include "bench_support.hpp"
+#include "floor_task_group.hpp"
 #include "rubato/tbb.hpp"
 
 namespace {
@@ -71,59 +74,57 @@ std::uint64_t coarse(int tasks, std::uint64_t steps) {
   return x;
 }
 
+enum Variant { kPlain, kFloor, kRubato, kVariants };
+const char* const kVariantName[kVariants] = {"plain", "floor", "rubato"};
+
 struct Series {
-  std::vector<double> plain, rubato;          // wall time
-  std::vector<double> plain_cpu, rubato_cpu;  // process CPU time
+  std::vector<double> wall[kVariants], cpu[kVariants];  // wall and process CPU time per run
 };
 
-// One timed run of `work` per variant, `runs` rounds, alternating the order.
-template <class Plain, class Instrumented>
-Series measure(int runs, Plain plain_work, Instrumented rubato_work) {
+// One timed run of `work(variant)` per variant, `runs` rounds, the first
+// variant rotating from round to round.
+template <class Work>
+Series measure(int runs, Work work) {
   Series s;
   for (int round = 0; round < runs; ++round) {
-    for (int k = 0; k < 2; ++k) {
-      const bool instrumented = (round + k) % 2 == 1;
-      if (instrumented) {
-        rubato::tbb::observer obs;
-        if (!obs.active()) throw std::runtime_error("rubato did not start (see above)");
-        const double t0 = now_s(), c0 = cpu_s();
-        rubato_work();
-        s.rubato_cpu.push_back(cpu_s() - c0);
-        s.rubato.push_back(now_s() - t0);
-      } else {
-        const double t0 = now_s(), c0 = cpu_s();
-        plain_work();
-        s.plain_cpu.push_back(cpu_s() - c0);
-        s.plain.push_back(now_s() - t0);
+    for (int k = 0; k < kVariants; ++k) {
+      const auto v = static_cast<Variant>((round + k) % kVariants);
+      std::optional<rubato::tbb::observer> obs;
+      if (v == kRubato) {
+        obs.emplace();
+        if (!obs->active()) throw std::runtime_error("rubato did not start (see above)");
       }
+      const double t0 = now_s(), c0 = cpu_s();
+      work(v);
+      s.cpu[v].push_back(cpu_s() - c0);
+      s.wall[v].push_back(now_s() - t0);
     }
   }
   return s;
 }
 
-// The median of rubato's time over plain oneTBB's, round by round.
-double paired_ratio(const std::vector<double>& rubato_s, const std::vector<double>& plain_s) {
+// The median of one variant's time over plain oneTBB's, round by round.
+double paired_ratio(const std::vector<double>& variant_s, const std::vector<double>& plain_s) {
   std::vector<double> ratios;
-  for (std::size_t i = 0; i < rubato_s.size() && i < plain_s.size(); ++i)
-    if (plain_s[i] > 0) ratios.push_back(rubato_s[i] / plain_s[i]);
+  for (std::size_t i = 0; i < variant_s.size() && i < plain_s.size(); ++i)
+    if (plain_s[i] > 0) ratios.push_back(variant_s[i] / plain_s[i]);
   return ratios.empty() ? 0 : rubato::bench::median(ratios);
 }
 
 void print(const char* name, const Series& s, double tasks) {
-  std::printf("%-7s plain  :", name);
-  for (double t : s.plain) std::printf(" %.4f", t);
-  std::printf("\n%-7s rubato :", name);
-  for (double t : s.rubato) std::printf(" %.4f", t);
-  const double p = rubato::bench::median(s.plain), r = rubato::bench::median(s.rubato);
-  std::printf("\n%-7s median plain %.4f s, rubato %.4f s, ratio %.3f (paired %.3f)\n", name, p, r, r / p,
-              paired_ratio(s.rubato, s.plain));
-  std::printf("%-7s cpu plain  :", name);
-  for (double t : s.plain_cpu) std::printf(" %.4f", t);
-  std::printf("\n%-7s cpu rubato :", name);
-  for (double t : s.rubato_cpu) std::printf(" %.4f", t);
-  const double pc = rubato::bench::median(s.plain_cpu), rc = rubato::bench::median(s.rubato_cpu);
-  std::printf("\n%-7s cpu median plain %.4f s, rubato %.4f s, %+.0f ns per task (%.0f tasks)\n", name, pc, rc,
-              (rc - pc) / tasks * 1e9, tasks);
+  for (int v = 0; v < kVariants; ++v) {
+    std::printf("%-7s %-6s:", name, kVariantName[v]);
+    for (double t : s.wall[v]) std::printf(" %.4f", t);
+    std::printf("\n");
+  }
+  const double p = rubato::bench::median(s.wall[kPlain]), pc = rubato::bench::median(s.cpu[kPlain]);
+  std::printf("%-7s median plain %.4f s; cpu %.4f s\n", name, p, pc);
+  for (int v = kFloor; v < kVariants; ++v) {
+    const double w = rubato::bench::median(s.wall[v]), c = rubato::bench::median(s.cpu[v]);
+    std::printf("%-7s median %-6s %.4f s, ratio %.3f (paired %.3f); cpu %.4f s, %+.0f ns per task (%.0f tasks)\n",
+                name, kVariantName[v], w, w / p, paired_ratio(s.wall[v], s.wall[kPlain]), c, (c - pc) / tasks * 1e9,
+                tasks);
+  }
 }
 
 }  // namespace
@@ -146,18 +147,29 @@ int main(int argc, char** argv) {
                 tasks, task_ms, static_cast<unsigned long long>(steps),
                 tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
 
-    long fib_plain = 0, fib_rubato = 0;
-    const Series f = measure(runs, [&] { fib_plain = fib<tbb::task_group>(n); },
-                             [&] { fib_rubato = fib<rubato::tbb::task_group>(n); });
-    std::uint64_t c_plain = 0, c_rubato = 0;
-    const Series c = measure(runs, [&] { c_plain = coarse<tbb::task_group>(tasks, steps); },
-                             [&] { c_rubato = coarse<rubato::tbb::task_group>(tasks, steps); });
+    long fib_result[kVariants] = {};
+    const Series f = measure(runs, [&](Variant v) {
+      if (v == kPlain) fib_result[v] = fib<tbb::task_group>(n);
+      if (v == kFloor) fib_result[v] = fib<rubato::bench::floor::task_group>(n);
+      if (v == kRubato) fib_result[v] = fib<rubato::tbb::task_group>(n);
+    });
+    std::uint64_t coarse_result[kVariants] = {};
+    const Series c = measure(runs, [&](Variant v) {
+      if (v == kPlain) coarse_result[v] = coarse<tbb::task_group>(tasks, steps);
+      if (v == kFloor) coarse_result[v] = coarse<rubato::bench::floor::task_group>(tasks, steps);
+      if (v == kRubato) coarse_result[v] = coarse<rubato::tbb::task_group>(tasks, steps);
+    });
     print("fib", f, fib_tasks(n));
     print("coarse", c, tasks);
-    if (fib_plain != fib_rubato || c_plain != c_rubato) {
-      std::fprintf(stderr, "tbb_overhead: results differ between plain oneTBB and rubato\n");
-      return 1;
-    }
+    const auto counted = rubato::bench::floor::totals();
+    std::printf("floor counts: %lld pushes, %lld pops, %lld steals, %lld completed\n",
+                static_cast<long long>(counted.pushes), static_cast<long long>(counted.pops),
+                static_cast<long long>(counted.steals), static_cast<long long>(counted.completed));
+    for (int v = kFloor; v < kVariants; ++v)
+      if (fib_result[v] != fib_result[kPlain] || coarse_result[v] != coarse_result[kPlain]) {
+        std::fprintf(stderr, "tbb_overhead: results differ between plain oneTBB and %s\n", kVariantName[v]);
+        return 1;
+      }
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tbb_overhead: %s\n", e.what());
