@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
   clang-16 lld-16 libomp-16-dev libclang-rt-16-dev   # one compiler for the tree; libomp has OMPT
   cmake ninja-build pkg-config make
+  ccache                                            # rebuilds across checkouts and CI's fresh clones
   libtbb-dev                                        # oneTBB 2021.8
   libpapi-dev likwid                                # counter/energy back-ends (optional at runtime)
   catch2 nlohmann-json3-dev                         # tests, report JSON
