@@ -52,6 +52,24 @@ void wait_for_degradation(test::RunningProgram& p) {
 
 }  // namespace
 
+TEST_CASE("Reliability.SysfsFaults.InjectorCountsOnlyTheMatchedFile") {
+  // A file opened inside libc (fopen, std::ofstream) that gets the number of a
+  // matched file just closed is not that file: its write neither counts nor
+  // takes the fault. It did (the ticker's "<stop>.started"), and
+  // TransientWriteErrors then waited in vain for its fault.
+  test::TempDir tmp;
+  const std::string matched = tmp.path() + "/scaling_setspeed", other = tmp.path() + "/other";
+  std::ofstream(matched) << "0\n";
+  const auto r = test::run_program({test::kFaultProbe, matched, other},
+                                   {{"LD_PRELOAD", test::kWriteFault}, {"FAULT_MATCH", "scaling_setspeed"},
+                                    {"FAULT_ON", "write"}, {"FAULT_ERRNO", "EBUSY"}, {"FAULT_AFTER", "1"},
+                                    {"FAULT_TIMES", "1"}},
+                                   tmp.path() + "/run", 30);
+  INFO(r.status() << "\n" << r.err);
+  REQUIRE(r.ok());
+  CHECK(r.out == "matched ok\nother ok\nmatched EBUSY\n");
+}
+
 TEST_CASE("Reliability.SysfsFaults.TransientWriteErrors") {
   // EBUSY / EINVAL once: the back-end stops writing, the machine is restored at exit.
   for (const std::string err : {"EBUSY", "EINVAL"}) {
