@@ -6,6 +6,7 @@ set -euo pipefail
 
 packages=(
   clang-16 lld-16 libomp-16-dev libclang-rt-16-dev   # one compiler for the tree; libomp has OMPT
+  llvm-16                                           # llvm-symbolizer-16: the sanitizer stages' stacks (CMakePresets.json)
   cmake ninja-build pkg-config make
   ccache                                            # rebuilds across checkouts and CI's fresh clones
   libtbb-dev                                        # oneTBB 2021.8
@@ -14,6 +15,8 @@ packages=(
   g++                                               # the libomp-via-g++ attach test
   procps util-linux                                 # ps, taskset for tests
   jq                                                # e2e tests read reports
+  python3                                           # benchmarks/sim/*.py tables
+  valgrind                                          # benchmarks/*/instructions_per_task.sh (callgrind)
   librsvg2-bin                                      # rsvg-convert: rubato report's PNG figures
   chromium                                          # headless: the report page render test
 )
