@@ -13,9 +13,9 @@
 #                     own build, nothing else)
 # Sanitizer builds leave out the benchmarks (their presets); the tsan stage
 # builds only what its tests run (target rubato_tsan_targets).
-set -euo pipefail
+set -uo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh || { echo "rubato tests: scripts/setup.sh failed" >&2; exit 1; }
 
 presets=${RUBATO_TEST_PRESETS:-default asan tsan}
 fuzz_seconds=${RUBATO_FUZZ_SECONDS:-}
@@ -24,8 +24,14 @@ fuzz_seconds=${RUBATO_FUZZ_SECONDS:-}
 # variable (and tests that check rubato's stderr would fail).
 unset RUBATO_TEST_PRESETS RUBATO_FUZZ_SECONDS
 jobs=$(nproc 2>/dev/null || echo 2)
+# Every stage runs even when an earlier one failed (one failure must not hide
+# the next); the summary at the end has one line per stage, and the exit
+# status is non-zero when any stage failed.
+summary=()
+failed=0
 for preset in $presets; do
   echo "== rubato tests: preset $preset ($(date -u +%T))"
+  start=$(date +%s)
   configure=(cmake --preset "$preset")
   targets=()
   case $preset in
@@ -36,8 +42,22 @@ for preset in $presets; do
       ;;
     tsan) targets=(--target rubato_tsan_targets) ;;
   esac
-  "${configure[@]}" >/dev/null
-  cmake --build --preset "$preset" -j "$jobs" "${targets[@]}"
-  ctest --preset "$preset" -j "$jobs"
+  log=build/$preset/rubato-ctest.log
+  if ! "${configure[@]}" >/dev/null; then
+    result="FAILED (configure)"
+  elif ! cmake --build --preset "$preset" -j "$jobs" "${targets[@]}"; then
+    result="FAILED (build)"
+  else
+    ctest --preset "$preset" -j "$jobs" 2>&1 | tee "$log"
+    if [ "${PIPESTATUS[0]}" = 0 ]; then
+      result="passed: $(grep -E '^[0-9]+% tests passed' "$log" | tail -1)"
+    else
+      result="FAILED: $(grep -E '^[0-9]+% tests passed' "$log" | tail -1) (list: $log)"
+    fi
+  fi
+  case $result in FAILED*) failed=1 ;; esac
+  summary+=("$(printf '%-8s %5ss  %s' "$preset" "$(($(date +%s) - start))" "$result")")
 done
 echo "== rubato tests: done ($(date -u +%T))"
+printf '%s\n' "${summary[@]}"
+exit "$failed"
