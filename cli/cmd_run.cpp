@@ -19,6 +19,9 @@
 #include "process.hpp"
 #include "progress.hpp"
 #include "rubato/core/policy.hpp"
+#include "rubato/core/settings.hpp"
+#include "rubato/power/machine_info.hpp"
+#include "rubato/power/run_identity.hpp"
 #include "run_harvest.hpp"
 #include "run_index.hpp"
 #include "run_plan.hpp"
@@ -149,6 +152,23 @@ ChildResult run_mix_trial(const RunOptions& o, const RunSpec& run, const std::st
   return run_mix(m);
 }
 
+// The back-end the runs ask for. auto never emulates; an experiment on a
+// machine without real frequency control would then compare policies that
+// change nothing, so it asks for the emulator explicitly, and says so.
+std::string experiment_backend(const std::string& requested) {
+  if (!requested.empty()) return requested;
+  Diagnostics diag;
+  const Settings settings = load_settings(read_process_environment(), diag);
+  if (settings.backend != "auto") return "";  // RUBATO_BACKEND in the environment reaches every run
+  const MachineInfo m = gather_machine_info(settings);
+  if (m.real_frequency_control) return "";
+  std::fprintf(stderr,
+               "rubato run: no real frequency control here (%s): the runs ask for the DVFS emulator "
+               "(--backend emulated): slowed workers really run longer and energy is modeled, not measured\n",
+               m.chosen_backend_note.c_str());
+  return "emulated";
+}
+
 }  // namespace
 
 int run_run(const std::vector<std::string>& argv) {
@@ -160,7 +180,7 @@ int run_run(const std::vector<std::string>& argv) {
       return 1;
     }
   }
-  const ToolSetup tool{locate_tool(o), o.backend, o.profile};
+  const ToolSetup tool{locate_tool(o), experiment_backend(o.backend), o.profile};
 
   const fs::path out = fs::absolute(o.out);
   const fs::path index_path = out / kIndexFileName;
@@ -178,7 +198,7 @@ int run_run(const std::vector<std::string>& argv) {
   index.workers = o.workers;
   index.trials = o.trials;
   index.skip = o.skip;
-  index.backend = o.backend;
+  index.backend = tool.backend;
   index.profile = o.profile;
   index.likwid_group = o.likwid_group;
   index.tool = tool.ompt_tool;

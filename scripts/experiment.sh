@@ -13,7 +13,8 @@
 #   RUBATO_EXPERIMENT_SCALE   multiplies every input size (1)
 #   RUBATO_EXPERIMENT_OUT     results directory (results/<date-time>)
 #   RUBATO_PROFILE            machine profile (opteron-6378: seed 000's System A)
-#   RUBATO_BACKEND            auto (default): sysfs, else likwid, else emulated
+#   RUBATO_BACKEND            auto (default): sysfs, else likwid; where neither works the
+#                             script asks for the emulator (--backend emulated) and says so
 #   RUBATO_BUILD_DIR          build directory (build/default, the default preset's)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,7 +56,15 @@ rubato=$build/cli/rubato
 tool=$build/ompt_plugin/librubato_ompt.so
 
 chosen=$("$rubato" info 2>/dev/null | sed -n 's/^  -> //p' | head -1)
-[ "$backend" = auto ] || chosen="backend $backend (RUBATO_BACKEND)"
+if [ "$backend" = auto ]; then
+  # auto never emulates (it records decisions only where no real back-end
+  # works); an experiment without DVFS asks for the emulator explicitly.
+  case "$chosen" in
+    "backend dry-run"*) backend=emulated; chosen="backend emulated (asked for by this script: no real frequency control here; ${chosen#backend dry-run (auto; })" ;;
+  esac
+else
+  chosen="backend $backend (RUBATO_BACKEND)"
+fi
 say "$chosen"
 say "profile $profile$([ -z "${RUBATO_PROFILE:-}" ] && echo ' (default: seed 000 System A, 2x Opteron 6378; RUBATO_PROFILE to change)')"
 case "$chosen" in

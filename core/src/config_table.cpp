@@ -34,7 +34,7 @@ const std::array kKeys = {
                 return p.has_value();
               }},
     ConfigKey{"RUBATO_BACKEND", "backend", "auto", "auto | sysfs | likwid | emulated | dry-run",
-              "how a tempo becomes real: auto picks the first usable in that order, else emulated",
+              "how a tempo becomes real: auto picks sysfs, else likwid, else records decisions only (dry-run) and says why; the emulator only when asked for",
               [](Settings& s, std::string_view v, std::string&) {
                 v = trim(v);
                 if (!one_of(v, {"auto", "sysfs", "likwid", "emulated", "dry-run"})) return false;

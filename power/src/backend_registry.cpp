@@ -26,7 +26,9 @@ const std::array kBackends = {
                    return std::make_unique<LikwidFrequency>(ctx.topology, ctx.settings.min_dwell_s,
                                                             ctx.settings.state_dir);
                  }},
-    BackendEntry{"emulated", "DVFS emulator: busy work after each task segment, d*beta*(fmax/f-1)", true,
+    // Never in auto: the emulator slows the program on purpose with busy work,
+    // which costs time and, on a real machine, energy. It runs when asked for.
+    BackendEntry{"emulated", "DVFS emulator: busy work after each task segment, d*beta*(fmax/f-1) (only when asked for)", false,
                  [](const BackendContext& ctx) -> std::unique_ptr<FrequencyControl> {
                    return std::make_unique<EmulatedFrequency>(beta_of(ctx), ctx.machine_max_hz);
                  }},
@@ -60,6 +62,7 @@ BackendChoice choose_frequency_control(const BackendContext& ctx) {
       if (control->usable(why)) {
         choice.control = std::move(control);
         choice.note = "backend " + wanted + " (requested by RUBATO_BACKEND)";
+        choice.real = b->in_auto;
         return choice;
       }
       add_reason(wanted, why);
@@ -72,23 +75,26 @@ BackendChoice choose_frequency_control(const BackendContext& ctx) {
       if (control->usable(why)) {
         choice.control = std::move(control);
         choice.note = "backend " + std::string(b.name) + " (auto" + (not_usable.empty() ? "" : "; " + not_usable) + ")";
+        choice.real = true;
         return choice;
       }
       add_reason(b.name, why);
     }
   }
-  // The last resort must always work: the host program runs regardless.
-  auto emulated = find_frequency_backend("emulated")->make(ctx);
-  std::string why;
-  if (emulated->usable(why)) {
-    choice.control = std::move(emulated);
-    choice.note = "backend emulated (fallback; " + not_usable + ")";
-  } else {
-    add_reason("emulated", why);
-    choice.control = std::make_unique<DryRunFrequency>();
-    choice.note = "backend dry-run (fallback; " + not_usable + ")";
-  }
+  // Nothing real (or what was asked for) works: record decisions only. The
+  // host program runs regardless, at its own speed: falling back to the
+  // emulator would slow it down behind the user's back.
+  choice.control = std::make_unique<DryRunFrequency>();
+  choice.why_no_real = not_usable;
+  choice.note = "backend dry-run (" + std::string(wanted == "auto" ? "auto" : "fallback") + "; " + not_usable + ")";
   return choice;
+}
+
+std::string no_real_control_line(const BackendChoice& choice) {
+  return "no real frequency control here, decisions are recorded only (dry-run): " + choice.why_no_real +
+         ". For real control run as root (or make the cpufreq files writable) on a machine whose cpufreq driver "
+         "is loaded (acpi-cpufreq, intel_pstate, amd-pstate), or load the msr module for likwid; "
+         "RUBATO_BACKEND=emulated emulates DVFS instead (it slows the program on purpose)";
 }
 
 }  // namespace rubato

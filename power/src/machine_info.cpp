@@ -31,7 +31,9 @@ MachineInfo gather_machine_info(const Settings& settings) {
     s.usable = b.make(ctx)->usable(s.why_not);
     m.frequency_backends.push_back(std::move(s));
   }
-  m.chosen_backend_note = choose_frequency_control(ctx).note;
+  const BackendChoice choice = choose_frequency_control(ctx);
+  m.chosen_backend_note = choice.note;
+  m.real_frequency_control = choice.real;
 
   CapabilityStatus rapl{"rapl", "powercap sysfs energy_uj (packages + dram)", false, ""};
   rapl.usable = PowercapMeter(settings.sysfs_root).usable(rapl.why_not);

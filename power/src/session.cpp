@@ -258,19 +258,25 @@ bool LiveSession::start(std::string& why) {
   freq_ = std::move(choice.control);
   backend_note_ = std::move(choice.note);
   // An explicit request that cannot be met is a configuration problem: say so
-  // once (auto's choice is only reported at RUBATO_LOG=info).
+  // once. auto's choice is reported at RUBATO_LOG=info, except when it found
+  // no real control for a policy that wants to change frequencies: the user
+  // asked for a tempo policy and gets none, so that is said at the default level.
   if (settings_.backend != "auto" && freq_->name() != settings_.backend && logs(LogLevel::warn))
     say("rubato: RUBATO_BACKEND=" + settings_.backend + " is not usable here; " + backend_note_);
+  else if (settings_.backend == "auto" && !choice.real && settings_.policy.tempo != TempoPolicy::baseline &&
+           logs(LogLevel::warn))
+    say("rubato: " + no_real_control_line(choice));
 
   if (!attach_backend(why)) {
     if (freq_->name() == "emulated" || freq_->name() == "dry-run") return false;
     // A back-end that was usable but could not take control (e.g. the state
-    // file could not be written): the program still runs, emulated.
+    // file could not be written): the program still runs, with decisions
+    // recorded only (never emulated unasked: that would slow it down).
     const std::string failed = std::string(freq_->name()) + " could not take control (" + why + ")";
-    say("rubato: " + failed + "; using the emulator");
+    say("rubato: " + failed + "; recording decisions only (dry-run)");
     engine_.reset();
-    freq_ = find_frequency_backend("emulated")->make(ctx);
-    backend_note_ = "backend emulated (fallback; " + failed + ")";
+    freq_ = find_frequency_backend("dry-run")->make(ctx);
+    backend_note_ = "backend dry-run (fallback; " + failed + ")";
     if (!attach_backend(why)) return false;
   }
 

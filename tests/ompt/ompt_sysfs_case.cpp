@@ -9,8 +9,8 @@
 //   ompt_sysfs_case refused <tool.so> <fib> <ompt_check> <workdir>
 //     the sysfs back-end looks usable but cannot save machine state (a control
 //     file is a symlink, which it refuses to read): the session says so and
-//     falls back to the emulator; the tree is left alone and the program's
-//     output is unchanged.
+//     records decisions only (dry-run, never the emulator unasked); the tree is
+//     left alone and the program's output is unchanged.
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -169,11 +169,11 @@ int refused_case(const std::string& tool, const std::string& fib, const std::str
   expect(slurp(work + "/stdout.txt") == slurp(work + "/ref-stdout.txt"), "output changed with the tool attached");
   const std::string stderr_text = slurp(work + "/stderr.txt");
   std::printf("stderr: %s", stderr_text.c_str());
-  expect(stderr_text.find("using the emulator") != std::string::npos, "no message about the fallback");
+  expect(stderr_text.find("recording decisions only (dry-run)") != std::string::npos, "no message about the fallback");
   std::string err;
   auto r = rubato::report_from_json(slurp(report), err);
   expect(r.has_value(), "report: " + err);
-  if (r) expect(r->backend == "emulated", "backend is '" + r->backend + "', expected the emulator");
+  if (r) expect(r->backend == "dry-run", "backend is '" + r->backend + "', expected dry-run");
   for (int p = 0; p < 2; ++p) {
     const std::string dir = "devices/system/cpu/cpufreq/policy" + std::to_string(p) + "/";
     expect(trimmed(sysfs.read(dir + "scaling_governor")) == "ondemand", dir + "scaling_governor was changed");

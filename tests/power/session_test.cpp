@@ -57,13 +57,18 @@ TEST_CASE("Power.Session.EmulatedRunWritesReport") {
   CHECK(in.good());
 }
 
-TEST_CASE("Power.Session.AutoFallsBackToEmulatedWithReasons") {
+TEST_CASE("Power.Session.AutoNeverEmulates") {
+  // No real back-end: auto records decisions only, and the note says why each
+  // real one is not usable. The emulator would slow the program unasked.
   test::TempDir dir;
   auto s = Session::open(base_env(dir, "auto"), {"test", "none", true});
   REQUIRE(s);
+  run_some_tasks(*s);
   const Report& r = s->finish();
-  CHECK(r.backend == "emulated");
+  CHECK(r.backend == "dry-run");
   CHECK(r.backend_note.find("sysfs not usable") != std::string::npos);
+  CHECK(r.backend_note.find("likwid not usable") != std::string::npos);
+  for (const auto& w : r.workers) CHECK(w.emulated_delay_s == 0);
 }
 
 TEST_CASE("Power.Session.DryRunCountsDecisions") {

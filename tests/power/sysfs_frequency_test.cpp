@@ -303,7 +303,7 @@ TEST_CASE("Power.Session.SysfsWithoutPrivateStateDirFallsBack") {
   REQUIRE(s);
   s->worker_started(0);
   const Report& r = s->finish();
-  CHECK(r.backend == "emulated");
+  CHECK(r.backend == "dry-run");  // decisions recorded only: never emulated unasked
   CHECK(r.backend_note.find("cannot save machine state") != std::string::npos);
   CHECK(fs.snapshot() == before);  // nothing was touched
 }

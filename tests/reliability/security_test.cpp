@@ -87,7 +87,7 @@ TEST_CASE("Reliability.Security.SymlinkPlantedAtStatePathIsRefused") {
   session->worker_started(0);
   const Report& r = session->finish();
   // The sysfs back-end could not record the state, so it never took control.
-  CHECK(r.backend == "emulated");
+  CHECK(r.backend == "dry-run");
   CHECK(r.backend_note.find("cannot create state file") != std::string::npos);
   CHECK(s.outside_untouched());
   CHECK_FALSE(test::path_exists(s.tmp.path() + "/created"));
@@ -125,7 +125,7 @@ TEST_CASE("Reliability.Security.StateDirectoryMustBePrivate") {
   REQUIRE(session);
   session->worker_started(0);
   const Report& r = session->finish();
-  CHECK(r.backend == "emulated");
+  CHECK(r.backend == "dry-run");
   CHECK(r.backend_note.find("cannot save machine state") != std::string::npos);
   CHECK(s.tree.snapshot() == s.before);
   CHECK(fs::is_empty(s.state_dir));

@@ -29,17 +29,25 @@ struct BackendEntry {
   std::unique_ptr<FrequencyControl> (*make)(const BackendContext&);
 };
 
-// In auto-preference order: sysfs, likwid, emulated, dry-run.
+// In auto-preference order: sysfs, likwid; then emulated and dry-run, which
+// auto never picks (DESIGN.md "Platform": auto never emulates).
 std::span<const BackendEntry> frequency_backends();
 const BackendEntry* find_frequency_backend(std::string_view name);
 
 struct BackendChoice {
   std::unique_ptr<FrequencyControl> control;  // never null
   std::string note;  // what was picked and why better ones were not usable
+  bool real = false;  // a back-end that changes real frequencies (sysfs, likwid)
+  std::string why_no_real;  // when the choice fell back to dry-run: why each back-end was not usable
 };
 
-// Honours ctx.settings.backend ("auto" or a name). A named back-end that is
-// not usable falls back to "emulated", and the note says so.
+// Honours ctx.settings.backend ("auto" or a name). auto takes the first usable
+// real back-end; when none is (or a named one is not usable) the choice is
+// dry-run, never the emulator, and the note says why.
 BackendChoice choose_frequency_control(const BackendContext& ctx);
+
+// The one line that says, after a fall back to dry-run, why no real control
+// is possible and how to get it.
+std::string no_real_control_line(const BackendChoice& choice);
 
 }  // namespace rubato

@@ -24,6 +24,7 @@ struct MachineInfo {
   Topology topology;
   std::vector<CapabilityStatus> frequency_backends;  // registry order
   std::string chosen_backend_note;                    // what RUBATO_BACKEND would pick
+  bool real_frequency_control = false;                // ... and whether that changes real frequencies
   std::vector<CapabilityStatus> energy_meters;        // rapl, likwid, model
   std::string profile;                                // what RUBATO_PROFILE selects
   std::string profile_error;                          // when it cannot be loaded
