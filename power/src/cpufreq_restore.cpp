@@ -10,7 +10,8 @@
 namespace rubato {
 namespace {
 
-enum FileIndex { kGovernor = 0, kMin = 1, kMax = 2, kSetspeed = 3 };
+constexpr int kGovernor = 0, kMin = 1, kMax = 2, kSetspeed = 3;  // kCpufreqControlFiles
+constexpr int kUncoreMin = 0, kUncoreMax = 1;  // kUncoreControlFiles
 constexpr std::size_t kBuf = 512;
 
 }  // namespace
@@ -55,8 +56,9 @@ CpufreqRestorePlan::CpufreqRestorePlan(const MachineState& state, std::string st
     : state_file_(std::move(state_file)) {
   for (const auto& p : state.policies) {
     dirs_.push_back(p.dir);
+    uncore_.push_back(p.kind == SavedKind::uncore);
     std::vector<std::string> paths;
-    for (const char* f : kCpufreqControlFiles) paths.push_back(p.dir + "/" + f);
+    for (const char* f : control_files(p.kind)) paths.push_back(p.dir + "/" + f);
     paths_.push_back(std::move(paths));
     saved_.push_back(p.content);
   }
@@ -77,16 +79,19 @@ bool CpufreqRestorePlan::restore_policy(std::size_t i) noexcept {
   };
   // min <= max must hold after every write: when the saved min is above the
   // current max, raise max first.
-  const long long saved_min = leading_integer(saved[kMin].c_str());
+  const int min_f = uncore_[i] ? kUncoreMin : kMin, max_f = uncore_[i] ? kUncoreMax : kMax;
+  const long long saved_min = leading_integer(saved[static_cast<std::size_t>(min_f)].c_str());
   long long current_max = -1;
-  if (read_small(path[kMax].c_str(), current, sizeof current) >= 0) current_max = leading_integer(current);
+  if (read_small(path[static_cast<std::size_t>(max_f)].c_str(), current, sizeof current) >= 0)
+    current_max = leading_integer(current);
   if (saved_min >= 0 && current_max >= 0 && saved_min > current_max) {
-    put_back(kMax);
-    put_back(kMin);
+    put_back(max_f);
+    put_back(min_f);
   } else {
-    put_back(kMin);
-    put_back(kMax);
+    put_back(min_f);
+    put_back(max_f);
   }
+  if (uncore_[i]) return ok;  // an uncore domain has only its two limits
   put_back(kGovernor);
   // setspeed reads "<unsupported>" again once the governor is not userspace;
   // only a saved userspace speed (or a fake tree) still differs here.
@@ -129,9 +134,10 @@ int CpufreqRestorePlan::restore_now() noexcept {
 RestoreOutcome CpufreqRestorePlan::outcome() const {
   RestoreOutcome o;
   for (std::size_t i = 0; i < dirs_.size(); ++i) {
-    std::string line = dirs_[i] + " (governor " + saved_[i][kGovernor];
-    while (!line.empty() && line.back() == '\n') line.pop_back();
-    line += ")";
+    std::string line = dirs_[i] + (uncore_[i] ? " (uncore limits " + saved_[i][kUncoreMin] + "-" + saved_[i][kUncoreMax]
+                                              : " (governor " + saved_[i][kGovernor]);
+    std::erase(line, '\n');
+    line += uncore_[i] ? " kHz)" : ")";
     (failed_[i] ? o.failed : o.restored).push_back(line);
   }
   return o;

@@ -54,6 +54,18 @@ bool is_policy_dir(const std::string& dir, const std::string& root) {
   return false;
 }
 
+// <root>/devices/system/cpu/intel_uncore_frequency/package_NN_die_NN or .../uncoreNN
+bool is_uncore_dir(const std::string& dir, const std::string& root) {
+  if (dir.find("/../") != std::string::npos || dir.find("/./") != std::string::npos || dir.ends_with("/..")) return false;
+  const std::string base = root + "/devices/system/cpu/intel_uncore_frequency/";
+  if (dir.rfind(base, 0) != 0) return false;
+  const std::string_view rest = std::string_view(dir).substr(base.size());
+  if (rest.rfind("uncore", 0) == 0) return all_digits(rest.substr(6));
+  // package_00_die_00
+  return rest.size() == 17 && rest.rfind("package_", 0) == 0 && all_digits(rest.substr(8, 2)) &&
+         rest.substr(10, 5) == "_die_" && all_digits(rest.substr(15, 2));
+}
+
 // FNV-1a over the file's bytes before its "check" line: a state file damaged
 // on disk is refused rather than written into cpufreq.
 std::uint64_t checksum(std::string_view bytes) {
@@ -101,6 +113,11 @@ bool printable(std::string_view s) {
 
 }  // namespace
 
+std::span<const char* const> control_files(SavedKind kind) noexcept {
+  if (kind == SavedKind::uncore) return kUncoreControlFiles;
+  return kCpufreqControlFiles;
+}
+
 std::string default_state_dir() {
   if (geteuid() == 0) return "/run/rubato";
   const char* xdg = std::getenv("XDG_RUNTIME_DIR");
@@ -142,8 +159,10 @@ std::string encode_state(const MachineState& s) {
   std::ostringstream out;
   out << kMagic << "\nroot " << s.sysfs_root << "\npid " << s.pid << "\nbackend " << s.backend << "\n";
   for (const auto& p : s.policies) {
-    out << "policy " << p.dir << "\n";
-    for (std::size_t i = 0; i < p.content.size(); ++i) out << "file " << kCpufreqControlFiles[i] << " " << hex(p.content[i]) << "\n";
+    out << (p.kind == SavedKind::uncore ? "uncore " : "policy ") << p.dir << "\n";
+    const auto files = control_files(p.kind);
+    for (std::size_t i = 0; i < p.content.size() && i < files.size(); ++i)
+      out << "file " << files[i] << " " << hex(p.content[i]) << "\n";
   }
   std::string text = out.str();
   text += "check " + checksum_hex(text) + "\nend\n";
@@ -181,13 +200,15 @@ std::optional<MachineState> decode_state(std::string_view text, std::string& why
       const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), s.pid);
       if (ec != std::errc() || end != value.data() + value.size()) return fail("bad pid");
     } else if (key == "backend") s.backend = value;
-    else if (key == "policy") s.policies.push_back({std::string(value), {}});
+    else if (key == "policy") s.policies.push_back({std::string(value), {}, SavedKind::cpufreq});
+    else if (key == "uncore") s.policies.push_back({std::string(value), {}, SavedKind::uncore});
     else if (key == "file") {
       if (s.policies.empty()) return fail("'file' before any 'policy'");
       auto& p = s.policies.back();
       const std::size_t sp2 = value.find(' ');
       const std::string_view name = value.substr(0, sp2);
-      if (p.content.size() >= std::size(kCpufreqControlFiles) || name != kCpufreqControlFiles[p.content.size()])
+      const auto files = control_files(p.kind);
+      if (p.content.size() >= files.size() || name != files[p.content.size()])
         return fail("unexpected file '" + std::string(name) + "'");
       std::string bytes;
       if (sp2 == std::string_view::npos || !unhex(value.substr(sp2 + 1), bytes)) return fail("bad content encoding");
@@ -215,13 +236,15 @@ bool validate_state(const MachineState& s, const std::string& sysfs_root, std::s
     return false;
   }
   for (const auto& p : s.policies) {
-    if (!is_policy_dir(p.dir, sysfs_root)) {
-      why = "'" + p.dir + "' is not a cpufreq policy directory under " + sysfs_root;
+    const bool uncore = p.kind == SavedKind::uncore;
+    if (uncore ? !is_uncore_dir(p.dir, sysfs_root) : !is_policy_dir(p.dir, sysfs_root)) {
+      why = "'" + p.dir + "' is not " + (uncore ? "an intel_uncore_frequency domain" : "a cpufreq policy") +
+            " directory under " + sysfs_root;
       return false;
     }
     if (!resolves_inside(p.dir, sysfs_root, why)) return false;
-    if (p.content.size() != std::size(kCpufreqControlFiles)) {
-      why = p.dir + ": expected " + std::to_string(std::size(kCpufreqControlFiles)) + " saved files";
+    if (p.content.size() != control_files(p.kind).size()) {
+      why = p.dir + ": expected " + std::to_string(control_files(p.kind).size()) + " saved files";
       return false;
     }
     for (const auto& c : p.content)
@@ -233,8 +256,9 @@ bool validate_state(const MachineState& s, const std::string& sysfs_root, std::s
   return true;
 }
 
-bool write_state_file(const std::string& dir, const MachineState& s, std::string& path, std::string& why) {
-  path = dir + "/cpufreq-" + std::to_string(s.pid) + ".state";
+bool write_state_file(const std::string& dir, const MachineState& s, std::string& path, std::string& why,
+                      std::string_view prefix) {
+  path = dir + "/" + std::string(prefix) + "-" + std::to_string(s.pid) + ".state";
   // A file left by an earlier process with our pid is stale (that pid is us now).
   struct stat st{};
   if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid()) ::unlink(path.c_str());

@@ -56,22 +56,42 @@ SysfsFrequency::SysfsFrequency(Topology topology, double min_dwell_s, std::strin
 
 SysfsFrequency::~SysfsFrequency() { restore(); }
 
+bool SysfsFrequency::method_for(const ClockDomainInfo& p, Method& method, std::string& why) const {
+  const auto has = [&](const char* g) { return std::find(p.governors.begin(), p.governors.end(), g) != p.governors.end(); };
+  std::vector<const char*> files;
+  if (has("userspace")) {
+    method = Method::setspeed;
+    files.assign(std::begin(kCpufreqControlFiles), std::end(kCpufreqControlFiles));
+  } else if (p.driver == "intel_pstate" || p.driver == "amd-pstate-epp") {
+    // Active mode: the driver (and the hardware) choose within the limits.
+    method = Method::pin;
+    files = {"scaling_min_freq", "scaling_max_freq"};
+  } else {
+    why = p.policy_dir + ": no userspace governor (driver " + (p.driver.empty() ? "?" : p.driver) + ", governors";
+    for (const auto& g : p.governors) why += " " + g;
+    why += "): load cpufreq_userspace, or use a driver mode rubato can pin (intel_pstate / amd-pstate active)";
+    return false;
+  }
+  for (const char* f : files)
+    if (::access(file(p, f).c_str(), W_OK) != 0) {
+      why = file(p, f) + " is not writable (needs root)";
+      return false;
+    }
+  return true;
+}
+
 bool SysfsFrequency::usable(std::string& why) {
   if (topology_.clock_domains.empty()) {
     why = "no cpufreq policies under " + topology_.sysfs_root + "/devices/system/cpu (no DVFS here: VM or driver missing)";
+    if (!topology_.pstate_driver.empty() && topology_.pstate_status == "off")
+      why += "; " + topology_.pstate_driver + " status is 'off'";
     return false;
   }
+  method_.clear();
   for (const auto& p : topology_.clock_domains) {
-    if (std::find(p.governors.begin(), p.governors.end(), "userspace") == p.governors.end()) {
-      why = p.policy_dir + ": no userspace governor (driver " + (p.driver.empty() ? "?" : p.driver) +
-            "; intel_pstate/amd-pstate in active mode offer none)";
-      return false;
-    }
-    for (const char* f : kCpufreqControlFiles)
-      if (::access(file(p, f).c_str(), W_OK) != 0) {
-        why = file(p, f) + " is not writable (needs root)";
-        return false;
-      }
+    Method m{};
+    if (!method_for(p, m, why)) return false;
+    method_.push_back(m);
   }
   return usable_state(why);
 }
@@ -117,6 +137,18 @@ bool SysfsFrequency::save(const DomainPlan& plan, std::string& why) {
 
   min_khz_.assign(topology_.clock_domains.size(), 0);
   max_khz_.assign(topology_.clock_domains.size(), 0);
+  if (method_.size() != topology_.clock_domains.size()) {
+    // save() without usable() (a subclass with its own checks): the method
+    // each driver calls for; one that fits none tries setspeed, and a failed
+    // write degrades the run to a dry run as any other.
+    method_.clear();
+    for (const auto& p : topology_.clock_domains) {
+      Method m = Method::setspeed;
+      std::string ignored;
+      if (!method_for(p, m, ignored)) m = Method::setspeed;
+      method_.push_back(m);
+    }
+  }
   for (int p : touched) {
     if (!take_control(static_cast<std::size_t>(p), why)) {
       restore();
@@ -155,6 +187,18 @@ bool SysfsFrequency::widen_limits(std::size_t p, std::string& why) {
 }
 
 bool SysfsFrequency::take_control(std::size_t p, std::string& why) {
+  if (method_[p] == Method::pin) {
+    // Nothing to write yet: the first decision pins both limits. Any
+    // frequency in the hardware's range may be pinned.
+    const auto& info = topology_.clock_domains[p];
+    min_khz_[p] = std::llround(info.min_hz / 1e3);
+    max_khz_[p] = std::llround(info.max_hz / 1e3);
+    if (min_khz_[p] <= 0 || max_khz_[p] < min_khz_[p]) {
+      why = info.policy_dir + ": cpuinfo_min_freq / cpuinfo_max_freq unreadable";
+      return false;
+    }
+    return true;
+  }
   if (!widen_limits(p, why)) return false;
   if (!write_text(file(topology_.clock_domains[p], "scaling_governor"), "userspace")) {
     why = topology_.clock_domains[p].policy_dir + ": cannot set the userspace governor";
@@ -190,6 +234,7 @@ std::vector<std::string> SysfsFrequency::run_notes() const {
 }
 
 bool SysfsFrequency::write_frequency(std::size_t p, long long khz) {
+  if (method_[p] == Method::pin) return write_limits(topology_.clock_domains[p], khz, khz);
   return write_text(file(topology_.clock_domains[p], "scaling_setspeed"), std::to_string(khz));
 }
 

@@ -81,8 +81,38 @@ void read_clock_domains(Topology& t, const std::string& cpu_dir) {
     }
     read_sysfs_value(dir + "/scaling_governor", d.governor);
     read_sysfs_value(dir + "/scaling_driver", d.driver);
+    read_khz(dir + "/base_frequency", d.base_hz);
+    read_sysfs_value(dir + "/energy_performance_preference", d.epp);
     if (read_sysfs_value(dir + "/scaling_available_governors", text)) d.governors = split_words(text);
     t.clock_domains.push_back(std::move(d));
+  }
+}
+
+void read_uncore_domains(Topology& t, const std::string& cpu_dir) {
+  const std::string base = cpu_dir + "/intel_uncore_frequency";
+  std::vector<std::string> dirs;
+  std::error_code ec;
+  for (fs::directory_iterator it(base, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind("package_", 0) == 0 || name.rfind("uncore", 0) == 0) dirs.push_back(it->path().string());
+  }
+  std::sort(dirs.begin(), dirs.end());
+  for (const auto& dir : dirs) {
+    UncoreDomainInfo u;
+    u.dir = dir;
+    u.name = fs::path(dir).filename().string();
+    if (!read_khz(dir + "/initial_min_freq_khz", u.initial_min_hz) ||
+        !read_khz(dir + "/initial_max_freq_khz", u.initial_max_hz) || !read_khz(dir + "/min_freq_khz", u.min_hz) ||
+        !read_khz(dir + "/max_freq_khz", u.max_hz)) {
+      t.problems.push_back(dir + ": uncore limits unreadable");
+      continue;
+    }
+    read_khz(dir + "/current_freq_khz", u.current_hz);
+    std::string text;
+    long long id = -1;
+    if (read_sysfs_value(dir + "/package_id", text) && parse_int(text, id)) u.package = static_cast<int>(id);
+    else if (u.name.rfind("package_", 0) == 0 && parse_int(u.name.substr(8, 2), id)) u.package = static_cast<int>(id);
+    t.uncore_domains.push_back(std::move(u));
   }
 }
 
@@ -197,7 +227,13 @@ Topology read_topology(const std::string& sysfs_root) {
     for (unsigned c = 0; c < std::max(1u, std::thread::hardware_concurrency()); ++c) t.cpus.push_back(static_cast<int>(c));
   }
   read_clock_domains(t, cpu_dir);
+  read_uncore_domains(t, cpu_dir);
   read_caches(t, cpu_dir);
+  for (const char* driver : {"intel_pstate", "amd_pstate"})
+    if (read_sysfs_value(cpu_dir + "/" + driver + "/status", t.pstate_status)) {
+      t.pstate_driver = driver;
+      break;
+    }
   return t;
 }
 

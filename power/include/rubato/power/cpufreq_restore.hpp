@@ -1,4 +1,5 @@
-// Putting cpufreq policies back exactly as saved. Built before any change;
+// Putting cpufreq policies (and intel_uncore_frequency domains, which have
+// only their min/max limits) back exactly as saved. Built before any change;
 // restoring then allocates nothing and uses only open/read/write/close, so it
 // is safe inside a signal handler (async-signal-safe) as well as at exit and
 // in `rubato restore`: one code path for all three.
@@ -48,10 +49,11 @@ class CpufreqRestorePlan {
 
   std::string state_file_;
   std::vector<std::string> dirs_;
-  // paths_[i][f] / saved_[i][f]: file f of kCpufreqControlFiles of policy i.
+  // paths_[i][f] / saved_[i][f]: file f of control_files(kind) of entry i.
   std::vector<std::vector<std::string>> paths_;
   std::vector<std::vector<std::string>> saved_;
   std::vector<char> failed_;
+  std::vector<char> uncore_;  // entry i is an uncore domain (kUncoreControlFiles)
   std::atomic<bool> started_{false};
   std::atomic<bool> done_{false};
   std::atomic<int> writers_{0};

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,13 +18,26 @@
 namespace rubato {
 
 // The files of a cpufreq policy rubato writes, in the order they are saved.
+// The userspace method writes the governor and scaling_setspeed; the pinning
+// method (intel_pstate / amd-pstate in active mode) only the two limits. Both
+// save all four: restore writes back only the files that differ, so exactly
+// the ones that were touched.
 inline constexpr const char* kCpufreqControlFiles[] = {"scaling_governor", "scaling_min_freq", "scaling_max_freq",
                                                         "scaling_setspeed"};
+// The files of an intel_uncore_frequency domain rubato writes
+// (Documentation/admin-guide/pm/intel_uncore_frequency_scaling.rst).
+inline constexpr const char* kUncoreControlFiles[] = {"min_freq_khz", "max_freq_khz"};
+
+enum class SavedKind { cpufreq, uncore };
 
 struct SavedPolicy {
-  std::string dir;                  // absolute policy directory
-  std::vector<std::string> content; // exact bytes, one per kCpufreqControlFiles entry
+  std::string dir;                  // absolute policy (or uncore domain) directory
+  std::vector<std::string> content; // exact bytes, one per control file of its kind
+  SavedKind kind = SavedKind::cpufreq;
 };
+
+// The control files of `kind`, in save order.
+std::span<const char* const> control_files(SavedKind kind) noexcept;
 
 struct MachineState {
   std::string sysfs_root;
@@ -42,11 +56,14 @@ std::string encode_state(const MachineState& s);
 std::optional<MachineState> decode_state(std::string_view text, std::string& why);
 // Every policy directory must lie in `sysfs_root`'s cpufreq tree
 // (devices/system/cpu/cpufreq/policyN or devices/system/cpu/cpuN/cpufreq),
+// every uncore directory in its intel_uncore_frequency tree
+// (devices/system/cpu/intel_uncore_frequency/package_NN_die_NN or uncoreNN),
 // the state's root must be `sysfs_root`, and contents must be short and printable.
 bool validate_state(const MachineState& s, const std::string& sysfs_root, std::string& why);
 
-// Writes `<dir>/cpufreq-<pid>.state` exclusively; `path` receives its name.
-bool write_state_file(const std::string& dir, const MachineState& s, std::string& path, std::string& why);
+// Writes `<dir>/<prefix>-<pid>.state` exclusively; `path` receives its name.
+bool write_state_file(const std::string& dir, const MachineState& s, std::string& path, std::string& why,
+                      std::string_view prefix = "cpufreq");
 // Reads without following symlinks; refuses files owned by another user.
 std::optional<MachineState> read_state_file(const std::string& path, std::string& why);
 std::vector<std::string> list_state_files(const std::string& dir);

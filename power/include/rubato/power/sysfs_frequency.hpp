@@ -1,7 +1,21 @@
-// cpufreq through sysfs (DESIGN.md "Platform"): per policy, the `userspace`
-// governor and `scaling_setspeed`; clock domains from related_cpus; the
-// frequencies from scaling_available_frequencies (or any in [min, max] when
-// the driver lists none). Files are in kHz; the interface is in Hz.
+// cpufreq through sysfs (DESIGN.md "Platform"), two methods per policy:
+//  - setspeed: the `userspace` governor and `scaling_setspeed` (acpi-cpufreq,
+//    and the passive modes: intel_cpufreq, amd-pstate passive and guided);
+//  - pin: scaling_min_freq = scaling_max_freq = the tempo's frequency, the
+//    governor left as it is (intel_pstate and amd-pstate-epp in active mode,
+//    which offer no userspace governor: Documentation/admin-guide/pm/
+//    intel_pstate.rst "Active Mode", amd-pstate.rst "Active mode"; the
+//    hardware (HWP / CPPC autonomous) then has one frequency to choose).
+// Clock domains from related_cpus; the frequencies from
+// scaling_available_frequencies, or any in [cpuinfo_min_freq, cpuinfo_max_freq]
+// when the driver lists none (the pstate drivers). Files are in kHz; the
+// interface is in Hz.
+//
+// The pin method leaves energy_performance_preference alone: with min = max
+// the preference has no range left to bias (it only steers the hardware's
+// choice inside [min, max]), and writing it fails with EBUSY under the
+// performance governor in active mode, so touching it would add a failure
+// and a file to restore for nothing.
 //
 // Before the first change every touched policy's governor/min/max/setspeed
 // bytes go to a state file (state_file.hpp); restore puts them back, at
@@ -32,7 +46,7 @@ class SysfsFrequency : public FrequencyControl {
   ~SysfsFrequency() override;
 
   std::string_view name() const noexcept override { return name_; }
-  bool usable(std::string& why) override;  // cpufreq with userspace, writable files, a state dir
+  bool usable(std::string& why) override;  // every policy has a method, writable files, a state dir
   std::vector<double> available_hz() const override { return topology_.available_hz(); }
   bool save(const DomainPlan& plan, std::string& why) override;
   RestoreOutcome restore() noexcept override;
@@ -64,6 +78,9 @@ class SysfsFrequency : public FrequencyControl {
   const Topology& topology() const noexcept { return topology_; }
 
  private:
+  enum class Method { setspeed, pin };
+  // The method for policy `p`, or false + why none works.
+  bool method_for(const ClockDomainInfo& p, Method& method, std::string& why) const;
 
   std::string name_;
   Topology topology_;
@@ -72,6 +89,7 @@ class SysfsFrequency : public FrequencyControl {
   std::string state_path_;
   std::vector<int> policy_of_domain_;   // engine domain -> topology policy index, -1 none
   std::vector<long long> min_khz_, max_khz_;  // per policy, the limits in force while we control it
+  std::vector<Method> method_;                // per policy
   DomainRecords records_;
   std::unique_ptr<CpufreqRestorePlan> plan_;
   std::unique_ptr<RateLimitedApplier> applier_;
