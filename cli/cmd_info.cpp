@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "rubato/core/tempo_ladder.hpp"
 #include "rubato/power/machine_info.hpp"
+#include "rubato/power/sysfs_frequency.hpp"
 #include "rubato/power/run_identity.hpp"
 
 namespace rubato::cli {
@@ -56,7 +57,21 @@ void print_json(const MachineInfo& m) {
                                   {"max_hz", d.max_hz},
                                   {"governor", d.governor},
                                   {"governors", d.governors},
-                                  {"driver", d.driver}});
+                                  {"driver", d.driver},
+                                  {"method", to_string(cpufreq_method_of(d))},
+                                  {"base_hz", d.base_hz},
+                                  {"energy_performance_preference", d.epp}});
+  j["pstate"] = {{"driver", m.topology.pstate_driver}, {"status", m.topology.pstate_status}};
+  j["uncore_domains"] = nlohmann::json::array();
+  for (const auto& u : m.topology.uncore_domains)
+    j["uncore_domains"].push_back({{"dir", u.dir},
+                                   {"package", u.package},
+                                   {"initial_min_hz", u.initial_min_hz},
+                                   {"initial_max_hz", u.initial_max_hz},
+                                   {"min_hz", u.min_hz},
+                                   {"max_hz", u.max_hz},
+                                   {"current_hz", u.current_hz}});
+  j["uncore_control"] = capability_json({m.uncore}).front();
   j["caches"] = nlohmann::json::array();
   for (const auto& c : m.topology.caches)
     j["caches"].push_back({{"level", c.level}, {"type", c.type}, {"size_bytes", c.size_bytes}, {"cpus", c.cpus}});
@@ -82,10 +97,23 @@ void print_text(const MachineInfo& m) {
               join(m.topology.cpus).c_str(), m.topology.sysfs_root.c_str());
   if (m.topology.clock_domains.empty()) std::printf("clock domains: none (no cpufreq)\n");
   else std::printf("clock domains: %zu\n", m.topology.clock_domains.size());
-  for (const auto& d : m.topology.clock_domains)
-    std::printf("  cpus %-8s governor %-12s driver %-14s %s\n", join(d.cpus).c_str(), d.governor.c_str(),
-                d.driver.c_str(), d.available_hz.empty() ? (format_frequency(d.min_hz) + ".." + format_frequency(d.max_hz)).c_str()
-                                                          : frequencies(d.available_hz).c_str());
+  if (!m.topology.pstate_driver.empty())
+    std::printf("  %s status %s\n", m.topology.pstate_driver.c_str(), m.topology.pstate_status.c_str());
+  for (const auto& d : m.topology.clock_domains) {
+    const std::string range = d.available_hz.empty() ? format_frequency(d.min_hz) + ".." + format_frequency(d.max_hz)
+                                                     : frequencies(d.available_hz);
+    std::printf("  cpus %-8s governor %-12s driver %-14s %s  [%s]%s%s%s%s\n", join(d.cpus).c_str(), d.governor.c_str(),
+                d.driver.c_str(), range.c_str(), to_string(cpufreq_method_of(d)),
+                d.base_hz > 0 ? " base " : "", d.base_hz > 0 ? format_frequency(d.base_hz).c_str() : "",
+                d.epp.empty() ? "" : " epp ", d.epp.c_str());
+  }
+  if (m.topology.uncore_domains.empty()) std::printf("uncore domains: none (no intel_uncore_frequency)\n");
+  else std::printf("uncore domains: %zu\n", m.topology.uncore_domains.size());
+  for (const auto& u : m.topology.uncore_domains)
+    std::printf("  %-18s package %-3d limits %s..%s of %s..%s%s%s\n", u.name.c_str(), u.package,
+                format_frequency(u.min_hz).c_str(), format_frequency(u.max_hz).c_str(),
+                format_frequency(u.initial_min_hz).c_str(), format_frequency(u.initial_max_hz).c_str(),
+                u.current_hz > 0 ? " now " : "", u.current_hz > 0 ? format_frequency(u.current_hz).c_str() : "");
   std::printf("caches\n");
   for (const auto& c : m.topology.caches)
     std::printf("  L%d %-12s %8llu KiB  cpus %s\n", c.level, c.type.c_str(),
@@ -94,6 +122,7 @@ void print_text(const MachineInfo& m) {
   print_capabilities("frequency back-ends (RUBATO_BACKEND)", m.frequency_backends);
   std::printf("  -> %s\n", m.chosen_backend_note.c_str());
   print_capabilities("energy", m.energy_meters);
+  print_capabilities("uncore frequency", {m.uncore});
   std::printf("profile     %s%s%s\nprofiles    ", m.profile.c_str(), m.profile_error.empty() ? "" : "  (cannot load: ",
               m.profile_error.empty() ? "" : (m.profile_error + ")").c_str());
   for (const auto& p : m.profiles) std::printf("%s ", p.c_str());

@@ -47,6 +47,7 @@ struct SimulateOptions {
   sim::Placement placement = sim::Placement::spread;
   double steal_cost_s = 1e-6;
   double min_dwell_s = 0;
+  double uncore_hz = 0;  // --uncore: pinned uncore frequency, charged at the profile's uncore_power
   int thresholds = 2;
   std::uint32_t profile_window = 16;
   double sample_interval_s = 1e-4;
@@ -87,7 +88,7 @@ void time_option(const Args& a, const std::string& name, double lo, const std::s
 SimulateOptions setup(const std::vector<std::string>& argv) {
   Args a(argv, {"quiet"},
          {"profile", "workers", "dag", "trace", "policy", "seed", "trials", "out", "freqs", "model", "placement",
-          "steal-cost", "min-dwell", "cores", "beta", "thresholds", "profile-window", "sample-interval",
+          "steal-cost", "min-dwell", "uncore", "cores", "beta", "thresholds", "profile-window", "sample-interval",
           "contention", "control-interval", "throttle"});
   if (!a.positionals().empty()) throw UsageError("unexpected argument '" + a.positionals().front() + "'");
   SimulateOptions o;
@@ -168,6 +169,14 @@ SimulateOptions setup(const std::vector<std::string>& argv) {
   if (const auto d = a.value("min-dwell")) {
     o.min_dwell_s = parse_seconds("--min-dwell", *d, 10);
     o.extra_args += " --min-dwell " + *d;
+  }
+  if (const auto u = a.value("uncore")) {
+    std::string error;
+    if (!parse_frequency(*u, o.uncore_hz, error)) throw UsageError("--uncore " + *u + ": " + error);
+    if (o.profile.uncore_power.empty())
+      o.notes.push_back("--uncore " + *u + ": profile " + o.profile.name +
+                        " gives no uncore_power table; the uncore is charged its constant uncore_w");
+    o.extra_args += " --uncore " + *u;
   }
   if (const auto k = a.value("thresholds")) {
     o.thresholds = static_cast<int>(parse_integer("--thresholds", *k, 1, kMaxThresholds));
@@ -283,6 +292,7 @@ int run_simulate(const std::vector<std::string>& argv) {
     so.seed = o.seed + static_cast<std::uint64_t>(c.trial);
     so.steal_cost_s = o.steal_cost_s;
     so.min_dwell_s = o.min_dwell_s;
+    so.uncore_hz = o.uncore_hz;
     if (o.contention) so.contention = &efs_contention;
     so.control_interval_s = o.control_interval_s;
     so.throttle = o.throttle;

@@ -153,6 +153,20 @@ const std::array kKeys = {
     ConfigKey{"RUBATO_MIN_DWELL", "min_dwell", "1ms", "a duration 0..10s",
               "least time between two frequency changes of one clock domain",
               [](Settings& s, std::string_view v, std::string&) { return parse_duration_s(v, 0, 10, s.min_dwell_s); }},
+    ConfigKey{"RUBATO_UNCORE", "uncore", "(left alone)", "a frequency 0.1..20GHz with units, e.g. 1.8GHz, or none",
+              "pins the uncore frequency (intel_uncore_frequency) of every package for the run; the power model "
+              "charges the profile's uncore power at it",
+              [](Settings& s, std::string_view v, std::string& why) {
+                v = trim(v);
+                if (v.empty() || v == "none") {
+                  s.uncore_hz = 0;
+                  return true;
+                }
+                double hz = 0;
+                if (!parse_frequency(v, hz, why) || !(hz >= 1e8 && hz <= 2e10)) return false;
+                s.uncore_hz = hz;
+                return true;
+              }},
     ConfigKey{"RUBATO_BETA", "beta", "(from the profile)", "a number 0..1",
               "frequency-sensitive fraction of work for the emulator and models",
               [](Settings& s, std::string_view v, std::string&) { return parse_double(v, 0, 1, s.beta); }},

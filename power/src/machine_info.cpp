@@ -7,6 +7,7 @@
 #include "rubato/power/powercap_meter.hpp"
 #include "rubato/power/profile.hpp"
 #include "rubato/power/state_file.hpp"
+#include "rubato/power/uncore_frequency.hpp"
 
 namespace rubato {
 
@@ -41,6 +42,8 @@ MachineInfo gather_machine_info(const Settings& settings) {
   likwid.usable = LikwidPowerMeter().usable(likwid.why_not);
   CapabilityStatus model{"model", "power model of the machine profile", profile.has_value(), m.profile_error};
   m.energy_meters = {rapl, likwid, model};
+  m.uncore = {"uncore", "intel_uncore_frequency min/max_freq_khz (RUBATO_UNCORE)", false, ""};
+  m.uncore.usable = UncoreFrequency(m.topology, m.state_dir).usable(m.uncore.why_not);
   return m;
 }
 

@@ -6,14 +6,14 @@ namespace rubato {
 namespace {
 
 // Linear interpolation over points sorted by descending frequency; clamped at the ends.
-template <class Get>
-double interpolate(const std::vector<CorePowerPoint>& points, double hz, Get get) noexcept {
+template <class Point, class Get>
+double interpolate(const std::vector<Point>& points, double hz, Get get) noexcept {
   if (points.empty()) return 0;
   if (hz >= points.front().hz) return get(points.front());
   if (hz <= points.back().hz) return get(points.back());
   for (std::size_t i = 1; i < points.size(); ++i) {
-    const CorePowerPoint& hi = points[i - 1];
-    const CorePowerPoint& lo = points[i];
+    const Point& hi = points[i - 1];
+    const Point& lo = points[i];
     if (hz >= lo.hz) {
       const double t = hi.hz > lo.hz ? (hz - lo.hz) / (hi.hz - lo.hz) : 0;
       return get(lo) + t * (get(hi) - get(lo));
@@ -37,9 +37,14 @@ double PowerModel::idle_w(double hz) const noexcept {
   return interpolate(profile_.core_power, hz, [](const CorePowerPoint& p) { return p.idle_w; });
 }
 
+double PowerModel::uncore_w(double hz) const noexcept {
+  if (hz <= 0 || profile_.uncore_power.empty()) return profile_.uncore_w;
+  return interpolate(profile_.uncore_power, hz, [](const UncorePowerPoint& p) { return p.w; });
+}
+
 double PowerModel::energy_j(const RunActivity& a) const noexcept {
   const double wall = std::max(0.0, a.wall_s);
-  double joules = profile_.uncore_w * wall;
+  double joules = uncore_w(a.uncore_hz) * wall;
   for (const CoreActivity& core : a.cores) {
     double busy_total = 0;
     for (const auto& [hz, seconds] : core.busy_s_at_hz) {

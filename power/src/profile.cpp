@@ -76,6 +76,7 @@ void require_sources(const MachineProfile& p, std::string& error) {
                                      "core_power.idle_w", "uncore_w", "beta", "transition_latency_s"};
   if (!p.active_cores_power_w.empty()) needed.push_back("active_cores_power_w");
   if (p.memory_accesses_per_s > 0) needed.push_back("memory_accesses_per_s");
+  if (!p.uncore_power.empty()) needed.push_back("uncore_power");
   for (const auto& key : needed) {
     const auto it = p.sources.find(key);
     if (it == p.sources.end() || it->second.empty()) {
@@ -106,6 +107,29 @@ void parse_core_power(const json& j, MachineProfile& p, std::string& error) {
     p.core_power.push_back(c);
   }
   std::sort(p.core_power.begin(), p.core_power.end(), [](const auto& a, const auto& b) { return a.hz > b.hz; });
+}
+
+void parse_uncore_power(const json& j, MachineProfile& p, std::string& error) {
+  const auto it = j.find("uncore_power");
+  if (it == j.end()) return;
+  if (!it->is_array()) {
+    error = "field 'uncore_power': expected an array of {hz, w}";
+    return;
+  }
+  for (std::size_t i = 0; i < it->size() && error.empty(); ++i) {
+    const json& point = (*it)[i];
+    if (!point.is_object()) {
+      error = "field 'uncore_power[" + std::to_string(i) + "]': expected an object";
+      return;
+    }
+    UncorePowerPoint u;
+    FieldReader r(point, error);
+    r.number("hz", u.hz, 1e6, 1e11, true);
+    r.number("w", u.w, 0, 1e5, true);
+    if (!error.empty()) error = "uncore_power[" + std::to_string(i) + "]: " + error;
+    p.uncore_power.push_back(u);
+  }
+  std::sort(p.uncore_power.begin(), p.uncore_power.end(), [](const auto& a, const auto& b) { return a.hz > b.hz; });
 }
 
 void parse_number_list(const json& j, const char* key, double lo, double hi, std::vector<double>& out,
@@ -155,6 +179,7 @@ std::optional<MachineProfile> parse_profile(const std::string& json_text, const 
   if (error.empty() && p.frequencies_hz.empty()) error = "field 'frequencies_hz': missing or empty";
   if (error.empty()) parse_number_list(j, "active_cores_power_w", 0, 1e5, p.active_cores_power_w, error);
   if (error.empty()) parse_core_power(j, p, error);
+  if (error.empty()) parse_uncore_power(j, p, error);
   if (error.empty()) {
     if (const auto m = j.find("cpu_model_match"); m != j.end()) {
       if (!m->is_array()) error = "field 'cpu_model_match': expected an array of strings";

@@ -88,4 +88,17 @@ void disarm_restore(CpufreqRestorePlan* plan) noexcept {
   }
 }
 
+RestoreOutcome restore_and_disarm(CpufreqRestorePlan& plan, const std::string& state_path) noexcept {
+  disarm_restore(&plan);
+  plan.restore_now();
+  RestoreOutcome outcome;
+  try {
+    outcome = plan.outcome();
+    // The plan kept the state file if something failed: `rubato restore` can retry.
+    for (auto& line : outcome.failed) line += "; state kept in " + state_path;
+  } catch (...) {
+  }
+  return outcome;
+}
+
 }  // namespace rubato

@@ -24,6 +24,7 @@
 #include "rubato/power/run_identity.hpp"
 #include "rubato/power/thread_binding.hpp"
 #include "rubato/power/topology.hpp"
+#include "rubato/power/uncore_frequency.hpp"
 
 namespace rubato {
 namespace {
@@ -149,6 +150,7 @@ class LiveSession final : public Session {
   }
   void fill_energy(Report& r, double wall_s);
   void write_report(Report& r);
+  void start_uncore(bool real_backend);
 
   Settings settings_;
   SessionInfo info_;
@@ -158,6 +160,8 @@ class LiveSession final : public Session {
   double machine_max_hz_ = 0;
   std::unique_ptr<FrequencyControl> freq_;
   std::string backend_note_;
+  std::unique_ptr<UncoreFrequency> uncore_;  // RUBATO_UNCORE on a machine that has the driver
+  double modeled_uncore_hz_ = 0;             // the uncore frequency the power model charges; 0: the constant
   std::unique_ptr<EnergyMeter> meter_;
   std::string meter_note_;
   SteadyClock clock_;
@@ -280,6 +284,8 @@ bool LiveSession::start(std::string& why) {
     if (!attach_backend(why)) return false;
   }
 
+  if (settings_.uncore_hz > 0) start_uncore(choice.real && freq_->name() != "dry-run");
+
   // ---- energy -------------------------------------------------------------------
   EnergyChoice energy = choose_energy_meter(settings_, topology_);
   meter_ = std::move(energy.meter);
@@ -296,6 +302,30 @@ bool LiveSession::start(std::string& why) {
         (profile_ ? profile_->name : "(none)") + ", tempo " + shown_list(engine_->ladder().frequencies_hz()) +
         ", binding " + settings_.binding);
   return true;
+}
+
+// RUBATO_UNCORE: pinned for real where the frequency back-end is real and the
+// driver is there; with the emulator or a dry run nothing real changes, and
+// the power model alone charges the uncore at that frequency.
+void LiveSession::start_uncore(bool real_backend) {
+  const std::string want = format_frequency(settings_.uncore_hz);
+  if (!real_backend) {
+    modeled_uncore_hz_ = settings_.uncore_hz;
+    note("RUBATO_UNCORE=" + want + ": back-end " + std::string(freq_->name()) +
+         " changes no real frequency, so neither is the uncore; the power model charges the uncore at " + want);
+    return;
+  }
+  std::string why;
+  auto uncore = std::make_unique<UncoreFrequency>(topology_, settings_.state_dir);
+  if (!uncore->usable(why) || !uncore->pin(settings_.uncore_hz, why)) {
+    if (logs(LogLevel::warn)) say("rubato: RUBATO_UNCORE=" + want + " cannot be applied: " + why + "; the uncore is left alone");
+    note("RUBATO_UNCORE=" + want + " not applied: " + why);
+    return;
+  }
+  modeled_uncore_hz_ = uncore->pinned_hz();
+  note("uncore pinned at " + format_frequency(uncore->pinned_hz()) + " on " +
+       std::to_string(topology_.uncore_domains.size()) + " domain(s); saved in " + uncore->state_file());
+  uncore_ = std::move(uncore);
 }
 
 void LiveSession::start_controllers(ThrottleActuator* throttle) noexcept {
@@ -323,6 +353,7 @@ void LiveSession::fill_energy(Report& r, double wall_s) {
     PowerModel model(*profile_);
     RunActivity activity;
     activity.wall_s = wall_s;
+    activity.uncore_hz = modeled_uncore_hz_;
     const TempoLadder& ladder = engine_->ladder();
     for (const WorkerReport& w : r.workers) {
       CoreActivity core;
@@ -434,7 +465,12 @@ const Report& LiveSession::finish() noexcept {
     fill_energy(r, wall_s);
     if (freq_->name() == "emulated")
       r.notes.push_back("frequencies are emulated (busy work after each task segment); energy is a model");
-    const RestoreOutcome restored = freq_->restore();
+    RestoreOutcome restored = freq_->restore();
+    if (uncore_) {
+      const RestoreOutcome u = uncore_->restore();
+      restored.failed.insert(restored.failed.end(), u.failed.begin(), u.failed.end());
+    }
+    if (modeled_uncore_hz_ > 0) r.parameters["uncore_hz"] = std::to_string(modeled_uncore_hz_);
     for (const auto& line : freq_->run_notes()) r.notes.push_back(line);
     for (const auto& line : restored.failed) {
       r.notes.push_back("restore failed: " + line);

@@ -37,6 +37,22 @@ bool write_limits(const ClockDomainInfo& p, long long min_khz, long long max_khz
 
 }  // namespace
 
+CpufreqMethod cpufreq_method_of(const ClockDomainInfo& p) noexcept {
+  if (std::find(p.governors.begin(), p.governors.end(), "userspace") != p.governors.end()) return CpufreqMethod::setspeed;
+  // Active mode: the driver (and the hardware) choose within the limits.
+  if (p.driver == "intel_pstate" || p.driver == "amd-pstate-epp") return CpufreqMethod::pin;
+  return CpufreqMethod::none;
+}
+
+const char* to_string(CpufreqMethod m) noexcept {
+  switch (m) {
+    case CpufreqMethod::setspeed: return "userspace setspeed";
+    case CpufreqMethod::pin: return "pin min=max";
+    case CpufreqMethod::none: break;
+  }
+  return "none";
+}
+
 long long cpufreq_target_khz(const ClockDomainInfo& policy, double hz, long long min_khz, long long max_khz) {
   double target = hz;
   if (!policy.available_hz.empty()) {
@@ -57,14 +73,11 @@ SysfsFrequency::SysfsFrequency(Topology topology, double min_dwell_s, std::strin
 SysfsFrequency::~SysfsFrequency() { restore(); }
 
 bool SysfsFrequency::method_for(const ClockDomainInfo& p, Method& method, std::string& why) const {
-  const auto has = [&](const char* g) { return std::find(p.governors.begin(), p.governors.end(), g) != p.governors.end(); };
+  method = cpufreq_method_of(p);
   std::vector<const char*> files;
-  if (has("userspace")) {
-    method = Method::setspeed;
+  if (method == Method::setspeed) {
     files.assign(std::begin(kCpufreqControlFiles), std::end(kCpufreqControlFiles));
-  } else if (p.driver == "intel_pstate" || p.driver == "amd-pstate-epp") {
-    // Active mode: the driver (and the hardware) choose within the limits.
-    method = Method::pin;
+  } else if (method == Method::pin) {
     files = {"scaling_min_freq", "scaling_max_freq"};
   } else {
     why = p.policy_dir + ": no userspace governor (driver " + (p.driver.empty() ? "?" : p.driver) + ", governors";
@@ -242,16 +255,7 @@ RestoreOutcome SysfsFrequency::restore() noexcept {
   if (applier_) applier_->stop();
   if (!plan_ || restored_) return {};
   restored_ = true;
-  disarm_restore(plan_.get());
-  plan_->restore_now();
-  RestoreOutcome outcome;
-  try {
-    outcome = plan_->outcome();
-  } catch (...) {
-  }
-  // The plan kept the state file if something failed: `rubato restore` can retry.
-  for (auto& line : outcome.failed) line += "; state kept in " + state_path_;
-  return outcome;
+  return restore_and_disarm(*plan_, state_path_);
 }
 
 }  // namespace rubato

@@ -645,7 +645,7 @@ void Simulation::Impl::finalize() {
     for (const CoreTime& t : core)
       result.core_energy_j += power.busy_w(t.hz) * static_cast<double>(t.busy_ns) * 1e-9 +
                               power.idle_w(t.hz) * static_cast<double>(t.idle_ns) * 1e-9;
-  result.uncore_energy_j = opt.profile.uncore_w * static_cast<double>(result.makespan_ns) * 1e-9;
+  result.uncore_energy_j = power.uncore_w(opt.uncore_hz) * static_cast<double>(result.makespan_ns) * 1e-9;
   result.energy_j = result.core_energy_j + result.uncore_energy_j;
   result.busy_count_ns = meter.busy_count_ns();
   if (!opt.profile.active_cores_power_w.empty()) {

@@ -135,3 +135,48 @@ TEST_CASE("Power.Model.EnergyOfARun") {
   CHECK(m.energy_j(fast) == Approx(5 + 10));
   CHECK(m.energy_j(slow) == Approx(10 + 8));
 }
+
+// issue 19 §2: an uncore power per uncore frequency, where a profile gives
+// one, charged when the uncore is pinned (RUBATO_UNCORE, simulate --uncore).
+TEST_CASE("Power.Profile.UncorePowerTableNeedsItsSourceAndIsSorted") {
+  const std::string base = R"({"name":"x","cores":1,"cores_per_domain":1,"frequencies_hz":[1e9],
+    "core_power":[{"hz":1e9,"busy_w":1,"idle_w":0.5}],"uncore_w":9,"beta":1,"transition_latency_s":0,
+    "uncore_power":[{"hz":1.2e9,"w":6},{"hz":2.4e9,"w":12}],
+    "sources":{"cores":"a","cores_per_domain":"a","frequencies_hz":"a","core_power.busy_w":"a",
+               "core_power.idle_w":"a","uncore_w":"a","beta":"a","transition_latency_s":"a"UNCORE}})";
+  std::string sourced = base, unsourced = base;
+  sourced.replace(sourced.find("UNCORE"), 6, R"(,"uncore_power":"b")");
+  unsourced.replace(unsourced.find("UNCORE"), 6, "");
+  std::string error;
+  const auto p = parse_profile(sourced, "u.json", error);
+  INFO(error);
+  REQUIRE(p);
+  REQUIRE(p->uncore_power.size() == 2);
+  CHECK(p->uncore_power.front().hz == 2.4e9);  // descending, whatever the file's order
+  CHECK(p->uncore_power.back().w == 6);
+  CHECK_FALSE(parse_profile(unsourced, "u.json", error));
+  CHECK(error.find("uncore_power") != std::string::npos);
+  std::string bad = sourced;
+  bad.replace(bad.find(R"("w":6)"), 5, R"("w":-1)");
+  CHECK_FALSE(parse_profile(bad, "u.json", error));
+  CHECK(error.find("uncore_power[") != std::string::npos);
+}
+
+TEST_CASE("Power.Model.UncoreAtAPinnedUncoreFrequency") {
+  MachineProfile p;
+  p.name = "t";
+  p.core_power = {{2e9, 10, 4}};
+  p.uncore_w = 9;
+  const PowerModel constant(p);
+  CHECK(constant.uncore_w() == 9);
+  CHECK(constant.uncore_w(1.8e9) == 9);  // no table: the constant, pinned or not
+  p.uncore_power = {{2.4e9, 12}, {1.2e9, 6}};
+  const PowerModel m(p);
+  CHECK(m.uncore_w() == 9);               // not pinned: the constant
+  CHECK(m.uncore_w(1.8e9) == Approx(9));  // halfway between 6 and 12
+  CHECK(m.uncore_w(1.5e9) == Approx(7.5));
+  CHECK(m.uncore_w(3e9) == Approx(12));   // clamped at the ends
+  CHECK(m.uncore_w(0.8e9) == Approx(6));
+  RunActivity a{2.0, {{{{2e9, 1.0}}, 2e9}}, 1.2e9};
+  CHECK(m.energy_j(a) == Approx(6 * 2 + 10 * 1 + 4 * 1));
+}

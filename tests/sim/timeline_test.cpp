@@ -156,3 +156,20 @@ TEST_CASE("Sim.Timeline.OmpModelTiedResume", "[sim][timeline][omp]") {
   CHECK(ws[0].tasks_completed == 2);
   CHECK(ws[1].tasks_completed == 1);
 }
+
+// issue 19 §2: a pinned uncore frequency is charged the profile's uncore power
+// at it, over the makespan; without a table, or unpinned, the constant.
+TEST_CASE("Sim.Energy.UncoreChargedAtThePinnedUncoreFrequency", "[sim][energy]") {
+  Fib2Case unpinned("baseline");
+  unpinned.opt.profile.uncore_power = {{2.4e9, 12.0}, {1.2e9, 6.0}};
+  const SimResult a = unpinned.run();
+  const double makespan_s = static_cast<double>(a.makespan_ns) * 1e-9;
+  CHECK(a.uncore_energy_j == Approx(10.0 * makespan_s));
+  Fib2Case pinned("baseline");
+  pinned.opt.profile.uncore_power = unpinned.opt.profile.uncore_power;
+  pinned.opt.uncore_hz = 1.5e9;
+  const SimResult b = pinned.run();
+  CHECK(b.makespan_ns == a.makespan_ns);  // the uncore frequency does not change core timing here
+  CHECK(b.uncore_energy_j == Approx(7.5 * makespan_s));
+  CHECK(b.energy_j == Approx(a.energy_j - 2.5 * makespan_s));
+}

@@ -31,6 +31,7 @@ struct Settings {
   std::string sysfs_root = "/sys";
   std::string state_dir;                 // "" = /run/rubato (root) or $XDG_RUNTIME_DIR/rubato
   double min_dwell_s = 1e-3;             // per clock domain, between frequency changes
+  double uncore_hz = 0;                  // RUBATO_UNCORE: pinned uncore frequency; 0 = left alone
   double beta = -1;                      // frequency-sensitive fraction; <0: from the profile
   std::uint32_t max_workers = 256;
   std::string counters = "auto";         // counter source: auto | papi | likwid | perf | proc | replay:<file> | none

@@ -1,5 +1,6 @@
 // The model energy meter: per-core power by state (busy / idle) and frequency
-// plus a constant uncore part, from a machine profile. Its figures are always
+// plus an uncore part (constant, or a function of the uncore frequency where
+// the profile gives one), from a machine profile. Its figures are always
 // labelled "modeled:<profile>" (or "simulated:<profile>" from the simulator).
 #pragma once
 
@@ -19,6 +20,7 @@ struct CoreActivity {
 struct RunActivity {
   double wall_s = 0;
   std::vector<CoreActivity> cores;  // cores that hosted workers
+  double uncore_hz = 0;             // pinned uncore frequency; 0: not pinned (the profile's uncore_w)
 };
 
 class PowerModel {
@@ -28,6 +30,9 @@ class PowerModel {
   // Interpolated linearly between the profile's points; clamped at the ends.
   double busy_w(double hz) const noexcept;
   double idle_w(double hz) const noexcept;
+  // The uncore part at uncore frequency `hz` (interpolated in the profile's
+  // uncore_power); the constant uncore_w when `hz` is 0 or the profile has no table.
+  double uncore_w(double hz = 0) const noexcept;
   // Cores in `a` plus the uncore part over wall_s.
   double energy_j(const RunActivity& a) const noexcept;
   std::string source_label() const { return "modeled:" + profile_.name; }

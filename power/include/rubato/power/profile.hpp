@@ -18,6 +18,14 @@ struct CorePowerPoint {
   double idle_w = 0;
 };
 
+// Uncore power at one uncore frequency (W), where the profile knows it
+// (intel_uncore_frequency machines): the package part that does not belong
+// to any core.
+struct UncorePowerPoint {
+  double hz = 0;
+  double w = 0;
+};
+
 struct MachineProfile {
   std::string name;         // file stem, e.g. "opteron-6378"
   std::string description;
@@ -28,6 +36,9 @@ struct MachineProfile {
   std::vector<double> frequencies_hz;       // available, descending
   std::vector<CorePowerPoint> core_power;   // one per frequency, descending hz
   double uncore_w = 0;                      // constant package / system part
+  // Optional: the uncore part at each uncore frequency, descending hz; used
+  // when the uncore frequency is pinned (RUBATO_UNCORE, simulate --uncore).
+  std::vector<UncorePowerPoint> uncore_power;
   double beta = 1.0;                        // default frequency-sensitive fraction of work
   double transition_latency_s = 0;          // one DVFS change
   // seed 001 Eq. 13, Power(n) = Σ_{k=0..n} P_k: P0 is the system with no core

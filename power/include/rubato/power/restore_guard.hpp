@@ -17,4 +17,9 @@ namespace rubato {
 bool arm_restore(CpufreqRestorePlan* plan) noexcept;
 void disarm_restore(CpufreqRestorePlan* plan) noexcept;
 
+// A back-end's restore at the end of a run: disarms `plan`, restores it now
+// and says what failed, each line naming `state_path` where the plan kept
+// the state for `rubato restore`.
+RestoreOutcome restore_and_disarm(CpufreqRestorePlan& plan, const std::string& state_path) noexcept;
+
 }  // namespace rubato

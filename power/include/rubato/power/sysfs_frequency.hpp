@@ -35,6 +35,12 @@
 
 namespace rubato {
 
+// How the back-end drives a policy, from its governors and driver; none when
+// neither method applies.
+enum class CpufreqMethod { setspeed, pin, none };
+CpufreqMethod cpufreq_method_of(const ClockDomainInfo& policy) noexcept;
+const char* to_string(CpufreqMethod m) noexcept;  // "userspace setspeed" | "pin min=max" | "none"
+
 // The frequency (kHz) to write for `hz` in a policy: the nearest listed one,
 // else `hz` itself, clamped into [min_khz, max_khz].
 long long cpufreq_target_khz(const ClockDomainInfo& policy, double hz, long long min_khz, long long max_khz);
@@ -78,7 +84,7 @@ class SysfsFrequency : public FrequencyControl {
   const Topology& topology() const noexcept { return topology_; }
 
  private:
-  enum class Method { setspeed, pin };
+  using Method = CpufreqMethod;
   // The method for policy `p`, or false + why none works.
   bool method_for(const ClockDomainInfo& p, Method& method, std::string& why) const;
 

@@ -69,6 +69,9 @@ struct SimOptions {
   std::uint64_t seed = 1;          // victim selection
   double steal_cost_s = 1e-6;      // one steal attempt, successful or not
   double min_dwell_s = 0;          // per domain, between accepted frequency requests
+  // Pinned uncore frequency (Hz): the uncore is charged the profile's
+  // uncore_power at it; 0 = the profile's constant uncore_w.
+  double uncore_hz = 0;
   const ContentionModel* contention = nullptr;  // nullptr: no contention
   // efs (engine.policy.efs): the controller's period and how workers stop.
   // The profile must give memory_accesses_per_s (µ) and active_cores_power_w.
