@@ -82,7 +82,7 @@ RunOptions setup(const std::vector<std::string>& argv) {
     const auto spec = parse_policy(p, error);
     if (!spec) throw UsageError("--policies: '" + p + "': " + error);
     // A mix's programs run without the tool: only rubato's own controllers act on them.
-    if (!o.mix.empty() && spec->tempo != TempoPolicy::baseline)
+    if (!o.mix.empty() && (spec->changes_tempo() || spec->guarded))
       throw UsageError("--policies: '" + p + "': a --mix runs baseline, efs and affinity only (tempo policies act "
                        "inside a program, through the tool)");
     o.policies.push_back(spec->name());

@@ -18,6 +18,7 @@
 #include "rubato/core/tempo_ladder.hpp"
 #include "rubato/core/trace.hpp"
 #include "rubato/power/profile.hpp"
+#include "rubato/power/slack_setup.hpp"
 #include "rubato/sim/dag_spec.hpp"
 #include "rubato/sim/efs_contention.hpp"
 #include "rubato/sim/sim_report.hpp"
@@ -48,6 +49,7 @@ struct SimulateOptions {
   double steal_cost_s = 1e-6;
   double min_dwell_s = 0;
   double uncore_hz = 0;  // --uncore: pinned uncore frequency, charged at the profile's uncore_power
+  double slack_dwell_s = -1;  // --slack-dwell; <0: the profile's default (power/slack_setup.hpp)
   int thresholds = 2;
   std::uint32_t profile_window = 16;
   double sample_interval_s = 1e-4;
@@ -88,7 +90,7 @@ void time_option(const Args& a, const std::string& name, double lo, const std::s
 SimulateOptions setup(const std::vector<std::string>& argv) {
   Args a(argv, {"quiet"},
          {"profile", "workers", "dag", "trace", "policy", "seed", "trials", "out", "freqs", "model", "placement",
-          "steal-cost", "min-dwell", "uncore", "cores", "beta", "thresholds", "profile-window", "sample-interval",
+          "steal-cost", "min-dwell", "uncore", "slack-dwell", "cores", "beta", "thresholds", "profile-window", "sample-interval",
           "contention", "control-interval", "throttle"});
   if (!a.positionals().empty()) throw UsageError("unexpected argument '" + a.positionals().front() + "'");
   SimulateOptions o;
@@ -170,9 +172,14 @@ SimulateOptions setup(const std::vector<std::string>& argv) {
     o.min_dwell_s = parse_seconds("--min-dwell", *d, 10);
     o.extra_args += " --min-dwell " + *d;
   }
+  if (const auto d = a.value("slack-dwell")) {
+    o.slack_dwell_s = parse_seconds("--slack-dwell", *d, 10);
+    if (!(o.slack_dwell_s >= 1e-5)) throw UsageError("--slack-dwell " + *d + ": expected a duration 10us..10s");
+    o.extra_args += " --slack-dwell " + *d;
+  }
   if (const auto u = a.value("uncore")) {
-    std::string error;
-    if (!parse_frequency(*u, o.uncore_hz, error)) throw UsageError("--uncore " + *u + ": " + error);
+    std::string why;
+    if (!parse_frequency(*u, o.uncore_hz, why)) throw UsageError("--uncore " + *u + ": " + why);
     if (o.profile.uncore_power.empty())
       o.notes.push_back("--uncore " + *u + ": profile " + o.profile.name +
                         " gives no uncore_power table; the uncore is charged its constant uncore_w");
@@ -293,6 +300,8 @@ int run_simulate(const std::vector<std::string>& argv) {
     so.steal_cost_s = o.steal_cost_s;
     so.min_dwell_s = o.min_dwell_s;
     so.uncore_hz = o.uncore_hz;
+    so.engine.slack_dwell_ns = static_cast<std::uint64_t>(
+        (o.slack_dwell_s > 0 ? o.slack_dwell_s : slack_dwell_default_s(&o.profile)) * 1e9);
     if (o.contention) so.contention = &efs_contention;
     so.control_interval_s = o.control_interval_s;
     so.throttle = o.throttle;

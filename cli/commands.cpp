@@ -24,7 +24,7 @@ const std::vector<Command>& commands() {
       {"simulate", "run a synthetic DAG or a task trace on a modelled machine; same report as a real run",
        "rubato simulate --profile NAME --workers N[,N...] (--dag SPEC | --trace FILE) --policy P[,P...] [--seed S (1)] "
        "[--trials T (1)] [--out FILE|DIR] [--freqs LIST]... [--model cilk|omp] [--placement spread|compact] "
-       "[--steal-cost T (1us)] [--min-dwell T (0)] [--uncore FREQ] [--cores N] [--beta B] [--thresholds K (2)] "
+       "[--steal-cost T (1us)] [--min-dwell T (0)] [--uncore FREQ] [--slack-dwell T (10 transition latencies, >= 1ms)] [--cores N] [--beta B] [--thresholds K (2)] "
        "[--profile-window M (16)] [--sample-interval T (100us)] [--contention efs|none] "
        "[--control-interval T (10ms)] [--throttle preempt|task] [--quiet]",
        run_simulate},

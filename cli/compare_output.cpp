@@ -128,6 +128,7 @@ WorkloadTable workload_table(const Comparison& c, const WorkloadResult& w) {
   if (source_column) t.header.push_back("energy source");
   for (std::string h : {std::string("EDP [J·s]"), std::string("energy saving %"), std::string("time loss %"),
                         "EDP / " + c.baseline, std::string("steals"), std::string("transitions"),
+                        std::string("wait [s]"), std::string("slowed wait [s]"), std::string("slowed wake-ups"),
                         std::string("busy at level % (0 = fastest)")})
     t.header.push_back(std::move(h));
   t.numeric.assign(t.header.size(), true);
@@ -145,11 +146,18 @@ WorkloadTable workload_table(const Comparison& c, const WorkloadResult& w) {
     row.push_back(is_base ? "" : cell(p.edp_ratio));
     row.push_back(cell(p.steals));
     row.push_back(cell(p.transitions));
+    row.push_back(cell(p.wait_s));
+    row.push_back(cell(p.wait_slowed_s));
+    row.push_back(cell(p.slowed_wakeups));
     row.push_back(level_cell(p.level_share));
     t.rows.push_back(std::move(row));
   }
   for (const auto& p : w.policies)
     if (!p.normalise_note.empty()) t.notes.push_back(p.policy + ": " + p.normalise_note);
+  for (const auto& p : w.policies)
+    if (p.raise_delay_s.n)
+      t.notes.push_back(p.policy + ": a slowed worker's raise lands " + cell(p.raise_delay_s) +
+                        " s after its wake-up (the profile's transition latency: work until then runs slowed)");
   // Figures merged from likwid are shown; other tools' extras (e.g. the
   // simulator's counters) stay in --json to keep the table readable.
   std::set<std::string> external_keys;
@@ -204,7 +212,7 @@ std::string comparison_csv(const Comparison& c) {
   std::string out =
       "workload,workers,policy,trials,used,skipped,failed,time_s,time_s_ci95,energy_j,energy_j_ci95,energy_source,"
       "edp_js,edp_js_ci95,energy_saving_pct,energy_saving_pct_ci95,time_loss_pct,time_loss_pct_ci95,edp_norm,"
-      "edp_norm_ci95,steals,transitions,emulated_delay_s";
+      "edp_norm_ci95,steals,transitions,emulated_delay_s,wait_s,wait_slowed_s,slowed_wakeups,raise_delay_s";
   for (std::size_t l = 0; l < levels; ++l) out += ",busy_share_level" + std::to_string(l);
   out += ",note\n";
   auto summary = [](const Summary& s) { return csv_number(s.n ? s.mean : NAN) + "," + csv_number(s.n ? s.ci95 : NAN); };
@@ -221,7 +229,11 @@ std::string comparison_csv(const Comparison& c) {
              ratio(p.energy_saving_pct()) + "," + ratio(p.time_loss_pct()) + "," + ratio(p.edp_ratio) + "," +
              csv_number(p.steals.n ? p.steals.mean : NAN) + "," +
              csv_number(p.transitions.n ? p.transitions.mean : NAN) + "," +
-             csv_number(p.emulated_delay_s.n ? p.emulated_delay_s.mean : NAN);
+             csv_number(p.emulated_delay_s.n ? p.emulated_delay_s.mean : NAN) + "," +
+             csv_number(p.wait_s.n ? p.wait_s.mean : NAN) + "," +
+             csv_number(p.wait_slowed_s.n ? p.wait_slowed_s.mean : NAN) + "," +
+             csv_number(p.slowed_wakeups.n ? p.slowed_wakeups.mean : NAN) + "," +
+             csv_number(p.raise_delay_s.n ? p.raise_delay_s.mean : NAN);
       for (std::size_t l = 0; l < levels; ++l)
         out += "," + (l < p.level_share.size() ? csv_number(p.level_share[l]) : std::string());
       out += "," + csv_quote(p.energy_note.empty() ? p.normalise_note : p.energy_note) + "\n";
@@ -246,6 +258,10 @@ std::string comparison_json(const Comparison& c) {
           tj["energy_source"] = t.energy_source;
           tj["steals"] = t.steals;
           tj["transitions"] = t.transitions;
+          tj["wait_s"] = t.wait_s;
+          tj["wait_slowed_s"] = t.wait_slowed_s;
+          tj["slowed_wakeups"] = t.slowed_wakeups;
+          tj["raise_delay_s"] = t.raise_delay_s;
           tj["busy_s_at_level"] = t.busy_s_at_level;
         }
         trials.push_back(std::move(tj));
@@ -271,6 +287,10 @@ std::string comparison_json(const Comparison& c) {
                           {"steals", summary_json(p.steals)},
                           {"transitions", summary_json(p.transitions)},
                           {"emulated_delay_s", summary_json(p.emulated_delay_s)},
+                          {"wait_s", summary_json(p.wait_s)},
+                          {"wait_slowed_s", summary_json(p.wait_slowed_s)},
+                          {"slowed_wakeups", summary_json(p.slowed_wakeups)},
+                          {"raise_delay_s", summary_json(p.raise_delay_s)},
                           {"busy_share_at_level", p.level_share},
                           {"backends", p.backends},
                           {"profiles", p.profiles},

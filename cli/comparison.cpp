@@ -10,13 +10,14 @@ namespace {
 
 bool is_measured(const std::string& source) { return source.rfind("measured:", 0) == 0; }
 
-// The order the paper discusses them in; anything else follows by name.
+// The order the paper discusses them in, then rubato's own (issue 18);
+// anything else follows by name.
 int policy_rank(const std::string& p, const std::string& baseline) {
   if (p == baseline) return 0;
-  static const char* known[] = {"workpath", "workload", "hermes"};
-  for (int i = 0; i < 3; ++i)
+  static const char* known[] = {"workpath", "workload", "hermes", "slack", "eco"};
+  for (int i = 0; i < 5; ++i)
     if (p == known[i]) return i + 1;
-  return 4;
+  return 6;
 }
 
 std::string join(const std::vector<std::string>& v, const char* sep) {
@@ -73,6 +74,10 @@ TrialResult merge_trial(const std::vector<const RunRecord*>& recs, std::vector<s
     for (const WorkerReport& w : rep.workers) {
       t.steals += w.steals;
       t.emulated_delay_s += w.emulated_delay_s;
+      t.wait_s += w.wait_s;
+      t.wait_slowed_s += w.wait_slowed_s;
+      t.slowed_wakeups += w.slowed_wakeups;
+      t.raise_delay_s += w.raise_delay_s;
       if (t.busy_s_at_level.size() < w.busy_s_at_level.size()) t.busy_s_at_level.resize(w.busy_s_at_level.size(), 0.0);
       for (std::size_t l = 0; l < w.busy_s_at_level.size(); ++l) t.busy_s_at_level[l] += w.busy_s_at_level[l];
     }
@@ -104,7 +109,7 @@ void summarize_policy(PolicyResult& p, std::vector<std::string>& notes, const st
     notes.push_back(where + ": no trial left to average (" + std::to_string(p.skipped) + " dropped by --skip, " +
                     std::to_string(p.failed) + " failed)");
   }
-  std::vector<double> time, energy, edp, steals, transitions, delay;
+  std::vector<double> time, energy, edp, steals, transitions, delay, wait, wait_slowed, wakeups, raise_delay;
   std::vector<std::string> sources;
   std::size_t without_energy = 0;
   std::string why_not;
@@ -114,6 +119,10 @@ void summarize_policy(PolicyResult& p, std::vector<std::string>& notes, const st
     steals.push_back(static_cast<double>(t->steals));
     transitions.push_back(static_cast<double>(t->transitions));
     delay.push_back(t->emulated_delay_s);
+    wait.push_back(t->wait_s);
+    wait_slowed.push_back(t->wait_slowed_s);
+    wakeups.push_back(static_cast<double>(t->slowed_wakeups));
+    if (t->slowed_wakeups > 0) raise_delay.push_back(t->raise_delay_s / static_cast<double>(t->slowed_wakeups));
     levels = std::max(levels, t->busy_s_at_level.size());
     add_unique(p.backends, t->backend);
     add_unique(p.profiles, t->profile);
@@ -130,6 +139,10 @@ void summarize_policy(PolicyResult& p, std::vector<std::string>& notes, const st
   p.steals = summarize(steals);
   p.transitions = summarize(transitions);
   p.emulated_delay_s = summarize(delay);
+  p.wait_s = summarize(wait);
+  p.wait_slowed_s = summarize(wait_slowed);
+  p.slowed_wakeups = summarize(wakeups);
+  p.raise_delay_s = summarize(raise_delay);
   // Energy is averaged only when every used trial has it from one source: a
   // mean over a model and a meter would be neither.
   if (!used.empty() && without_energy == used.size()) {

@@ -35,6 +35,11 @@ struct TrialResult {
   std::uint64_t steals = 0;
   std::uint64_t transitions = 0;
   double emulated_delay_s = 0;
+  // Waiting (issue 18 §1), summed over workers and ranks.
+  double wait_s = 0;
+  double wait_slowed_s = 0;
+  std::uint64_t slowed_wakeups = 0;
+  double raise_delay_s = 0;
   std::vector<double> busy_s_at_level;  // summed over workers and ranks
   std::map<std::string, double> external;
   std::string backend;
@@ -49,6 +54,8 @@ struct PolicyResult {
   std::string energy_source;   // of the averaged trials; empty when energy is not averaged
   std::string energy_note;     // why energy is not averaged, or "" 
   Summary steals, transitions, emulated_delay_s;
+  Summary wait_s, wait_slowed_s, slowed_wakeups;
+  Summary raise_delay_s;  // per slowed wake-up (trials without one left out)
   std::vector<double> level_share;   // mean share of busy time at each tempo level (0 = fastest)
   std::map<std::string, Summary> external;
   std::vector<std::string> backends, profiles;  // seen in the averaged trials

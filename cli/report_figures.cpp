@@ -116,6 +116,36 @@ std::vector<Figure> comparison_figures(const Comparison& c) {
                                   "'s (seed 000 Figs. 8-9 style; below the dashed line at 1 is better).",
                        render_bar_chart(chart)});
   }
+  // Waiting (issue 18 §1): how much of each policy's waiting time was spent
+  // lowered to the slowest level (slack and eco; 0 for the papers' policies).
+  bool any_slowed = false;
+  for (const auto& w : c.workloads)
+    for (const auto& p : w.policies) any_slowed |= p.wait_slowed_s.n && p.wait_slowed_s.mean > 0;
+  if (any_slowed) {
+    BarChart chart;
+    chart.title = "Waiting time spent at the slowest level";
+    chart.y_label = "% of waiting time";
+    chart.footnote = "ratio of the means over trials; waiting = out of work, in a barrier or between regions";
+    std::vector<std::string> all = {c.baseline};
+    all.insert(all.end(), policies.begin(), policies.end());
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      BarSeries series{all[i], kPolicyColors[i % 7], {}, {}};
+      for (const auto& w : c.workloads) {
+        const PolicyResult* p = w.find(all[i]);
+        if (p && p->wait_s.n && p->wait_s.mean > 0)
+          series.values.push_back(100.0 * p->wait_slowed_s.mean / p->wait_s.mean);
+        else
+          series.values.push_back(std::nullopt);
+        series.ci95.push_back(NAN);
+      }
+      chart.series.push_back(std::move(series));
+    }
+    for (const auto& w : c.workloads) chart.categories.push_back(category_label(w));
+    figures.push_back({"waiting", "Share of each policy's waiting time spent lowered to the slowest level (slack: "
+                                  "workers that waited longer than the dwell; higher means more of the wait was "
+                                  "slowed).",
+                       render_bar_chart(chart)});
+  }
   const bool have_hermes = std::find(policies.begin(), policies.end(), "hermes") != policies.end();
   const bool have_parts = std::find(policies.begin(), policies.end(), "workpath") != policies.end() ||
                           std::find(policies.begin(), policies.end(), "workload") != policies.end();

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The README's main command: installs what is missing, builds what the
 # experiment needs, runs the five PBBS kernels of seed 000 §4.1 (OpenMP tasks:
-# knn ray sort compare hull) under baseline, workpath, workload and hermes
+# knn ray sort compare hull) under baseline, hermes (seed 000), slack and eco
+# (issue 18: slow the workers that wait; eco = hermes + the cost guard + slack)
 # with the rubato tool attached, on the best backend this machine allows, and
 # prints the comparison table (normalised to baseline: energy saving, time
-# loss, EDP) and where the report is.
+# loss, EDP, waiting time and how much of it was slowed) and where the report is.
 #
 # Settings (environment; defaults sized for ~5 minutes of runs on 2 cores):
 #   RUBATO_EXPERIMENT_TRIALS  trials per kernel and policy (10; the paper: 20)
@@ -12,6 +13,8 @@
 #   RUBATO_EXPERIMENT_WORKERS worker counts, comma list (2)
 #   RUBATO_EXPERIMENT_SCALE   multiplies every input size (1)
 #   RUBATO_EXPERIMENT_OUT     results directory (results/<date-time>)
+#   RUBATO_EXPERIMENT_POLICIES policies, comma list (baseline,hermes,slack,eco; the
+#                             paper's parts: add workpath,workload)
 #   RUBATO_PROFILE            machine profile (opteron-6378: seed 000's System A)
 #   RUBATO_BACKEND            auto (default): sysfs, else likwid; where neither works the
 #                             script asks for the emulator (--backend emulated) and says so
@@ -30,9 +33,10 @@ build=${RUBATO_BUILD_DIR:-build/default}
 # The script's own settings are not rubato's (RUBATO_PROFILE / RUBATO_BACKEND
 # are, and stay): left in the environment, every run would warn about an
 # unknown RUBATO_ variable.
+policies=${RUBATO_EXPERIMENT_POLICIES:-baseline,hermes,slack,eco}
 unset RUBATO_EXPERIMENT_TRIALS RUBATO_EXPERIMENT_SKIP RUBATO_EXPERIMENT_WORKERS RUBATO_EXPERIMENT_SCALE \
-  RUBATO_EXPERIMENT_OUT RUBATO_BUILD_DIR
-policies=baseline,workpath,workload,hermes
+  RUBATO_EXPERIMENT_OUT RUBATO_EXPERIMENT_POLICIES RUBATO_BUILD_DIR
+npolicies=$(echo "$policies" | tr ',' '\n' | wc -l)
 
 # Input sizes: 0.1-0.7 s per run at 2 workers here (the programs'
 # defaults take 5-40 s each). kernel=arguments, in the paper's order.
@@ -70,8 +74,8 @@ say "profile $profile$([ -z "${RUBATO_PROFILE:-}" ] && echo ' (default: seed 000
 case "$chosen" in
   *emulated*) say "no DVFS here: slowed workers are emulated (their tasks really take longer) and energy is modeled from the profile, not measured" ;;
 esac
-runs=$(( ${#kernels[@]} * 4 * trials * $(echo "$workers" | tr ',' '\n' | wc -l) ))
-say "${#kernels[@]} kernels x 4 policies x $trials trials (first $skip dropped) on $workers workers = $runs runs of 0.1-1 s each here; results in $out"
+runs=$(( ${#kernels[@]} * npolicies * trials * $(echo "$workers" | tr ',' '\n' | wc -l) ))
+say "${#kernels[@]} kernels x $npolicies policies ($policies) x $trials trials (first $skip dropped) on $workers workers = $runs runs of 0.1-1 s each here; results in $out"
 
 mkdir -p "$out"
 failed=0

@@ -153,6 +153,17 @@ const std::array kKeys = {
     ConfigKey{"RUBATO_MIN_DWELL", "min_dwell", "1ms", "a duration 0..10s",
               "least time between two frequency changes of one clock domain",
               [](Settings& s, std::string_view v, std::string&) { return parse_duration_s(v, 0, 10, s.min_dwell_s); }},
+    ConfigKey{"RUBATO_SLACK_DWELL", "slack_dwell", "auto", "a duration 10us..10s, or auto",
+              "slack: how long a worker waits before it is lowered to the slowest level; auto = 10 x the "
+              "profile's transition latency, at least 1ms",
+              [](Settings& s, std::string_view v, std::string&) {
+                v = trim(v);
+                if (v == "auto" || v.empty()) {
+                  s.slack_dwell_s = -1;
+                  return true;
+                }
+                return parse_duration_s(v, 1e-5, 10, s.slack_dwell_s);
+              }},
     ConfigKey{"RUBATO_UNCORE", "uncore", "(left alone)", "a frequency 0.1..20GHz with units, e.g. 1.8GHz, or none",
               "pins the uncore frequency (intel_uncore_frequency) of every package for the run; the power model "
               "charges the profile's uncore power at it",

@@ -9,19 +9,27 @@ namespace {
 using engine_detail::bump;
 using engine_detail::get;
 using engine_detail::kNoSegment;
+using engine_detail::kNotWaiting;
+using engine_detail::kSlowedBit;
 
 // Domain ids index a table; bound them so a bad topology cannot exhaust memory.
 constexpr DomainId kMaxDomainId = 1u << 16;
 
-TempoLadder ladder_for(const EngineOptions& o) {
+}  // namespace
+
+// baseline and fixed run at one frequency; with slack they also need the
+// ladder's slowest, where waiting workers go.
+TempoLadder Engine::ladder_for(const EngineOptions& o) {
+  const double slowest = o.ladder.frequencies_hz().back();
   switch (o.policy.tempo) {
-    case TempoPolicy::baseline: return TempoLadder({o.ladder.max_hz()});
-    case TempoPolicy::fixed: return TempoLadder({o.policy.fixed_hz});
+    case TempoPolicy::baseline:
+      return o.policy.slack ? TempoLadder({o.ladder.max_hz(), slowest}) : TempoLadder({o.ladder.max_hz()});
+    case TempoPolicy::fixed:
+      return o.policy.slack && slowest < o.policy.fixed_hz ? TempoLadder({o.policy.fixed_hz, slowest})
+                                                           : TempoLadder({o.policy.fixed_hz});
     default: return o.ladder;
   }
 }
-
-}  // namespace
 
 Engine::Engine(EngineOptions options, const Clock& clock, TempoActuator& actuator)
     : options_(std::move(options)),
@@ -37,6 +45,14 @@ Engine::Engine(EngineOptions options, const Clock& clock, TempoActuator& actuato
       list_(options_.max_workers == 0 ? 1 : options_.max_workers) {
   for (Level l = 0; l < ladder_.levels() && l < kMaxLevels; ++l)
     stretched_at_level_[static_cast<std::size_t>(l)] = actuator_.stretches_at(ladder_.hz(l), ladder_.max_hz());
+  if (options_.policy.guarded) {
+    if (options_.cost.busy_w.size() != static_cast<std::size_t>(ladder_.levels()))
+      throw std::invalid_argument("engine: the cost guard needs the busy power of each of the " +
+                                  std::to_string(ladder_.levels()) + " ladder levels");
+    guard_ = CostGuard(ladder_, options_.cost);
+  }
+  if (options_.policy.slack && options_.slack_dwell_ns == 0)
+    throw std::invalid_argument("engine: the slack dwell must be positive");
   if (max_workers_ == 0) throw std::invalid_argument("engine: max_workers must be positive");
   if (k_ < 1 || k_ > kMaxThresholds)
     throw std::invalid_argument("engine: thresholds K must be within 1.." + std::to_string(kMaxThresholds));
@@ -82,7 +98,10 @@ void Engine::worker_begin(WorkerId w) noexcept {
   if (!valid(w)) return drop();
   Slot& s = slot(w);
   const std::uint64_t now = clock_.now_ns();
-  if (!s.seen.exchange(true, std::memory_order_relaxed)) s.first_seen_ns.store(now, std::memory_order_relaxed);
+  if (!s.seen.exchange(true, std::memory_order_relaxed)) {
+    s.first_seen_ns.store(now, std::memory_order_relaxed);
+    seen_workers_.fetch_add(1, std::memory_order_relaxed);
+  }
   s.last_seen_ns.store(now, std::memory_order_relaxed);
   // The first worker of a domain makes the back-end apply the starting tempo
   // (every worker starts at the fastest level, seed 000 §3.2).
@@ -131,14 +150,15 @@ void Engine::steal(WorkerId thief, WorkerId victim) noexcept {
     // A thief has, by definition, run out of its own work: if the front-end did
     // not report it idle first, end its previous relationship now.
     leave_immediacy_list(thief);
-    // Fig. 5 line 20: thief procrastination, DOWN(w, v).
-    set_level(thief, ladder_.down_from(level(thief), level(victim)));
+    // Fig. 5 line 20: thief procrastination, DOWN(w, v) (where the guard lets it).
+    const Level from = level(thief);
+    set_level(thief, guarded_target(thief, t, from, ladder_.down_from(from, level(victim))));
     // Lines 21-26: the thief follows the victim, ahead of earlier thieves.
     list_.insert_after(victim, thief);
   } else {
     // Workload alone (seed 000 §3.2, Fig. 4(b)): a thief with an empty deque is
     // below the first threshold and runs at the slowest tempo.
-    set_level(thief, ladder_.slowest());
+    set_level(thief, guarded_target(thief, t, level(thief), ladder_.slowest()));
   }
   if (p.workload()) {
     t.band.store(band_now(t), std::memory_order_relaxed);
@@ -243,7 +263,9 @@ void Engine::lower(WorkerId w) noexcept {
   Slot& s = slot(w);
   Level cur = s.level.load(std::memory_order_relaxed);
   while (cur != ladder_.down(cur)) {
-    if (s.level.compare_exchange_weak(cur, ladder_.down(cur), std::memory_order_relaxed)) {
+    const Level target = guarded_target(w, s, cur, ladder_.down(cur));
+    if (target == cur) return;
+    if (s.level.compare_exchange_weak(cur, target, std::memory_order_relaxed)) {
       s.level_changes.fetch_add(1, std::memory_order_relaxed);
       publish_domain(domain_of_[w]);
       return;
@@ -251,11 +273,80 @@ void Engine::lower(WorkerId w) noexcept {
   }
 }
 
+// guarded: a slowing decision of the tempo policy for a working worker, as
+// the cost guard lets it through (issue 18 §2). The uncore share is over the
+// workers active at the last sweep (every worker seen, before the first).
+Level Engine::guarded_target(WorkerId, Slot& s, Level from, Level to) noexcept {
+  if (!guard_.enabled() || to <= from) return to;
+  const int swept = active_workers_.load(std::memory_order_relaxed);
+  const int active = swept > 0 ? swept : seen_workers_.load(std::memory_order_relaxed);
+  const Level admitted = guard_.admit(from, to, active);
+  if (admitted != to) bump(s.guard_holds);
+  return admitted;
+}
+
+// slack: a lowered waiting worker runs at the slowest level whatever its
+// tempo policy asked for; otherwise it runs at that policy's level.
+Level Engine::effective_level(const Slot& s) const noexcept {
+  if (s.wait_word.load(std::memory_order_relaxed) & kSlowedBit) return ladder_.slowest();
+  return s.level.load(std::memory_order_relaxed);
+}
+
+// The owner's wait ends (work, or serial code): its time is counted and, if
+// slack lowered the worker, the raise is requested at once — not held for the
+// dwell — and lands raise_latency_ns later (work until then runs slowed).
+void Engine::end_wait(Slot& s, std::uint64_t now) noexcept {
+  const std::uint64_t word = s.wait_word.exchange(kNotWaiting, std::memory_order_acq_rel);
+  if (word == kNotWaiting) return;
+  const std::uint64_t since = word & kNotWaiting;
+  bump(s.wait_ns, now > since ? now - since : 0);
+  if (!(word & kSlowedBit)) return;
+  const std::uint64_t slowed_at = s.slowed_at_ns.load(std::memory_order_relaxed);
+  bump(s.wait_slowed_ns, now > slowed_at ? now - slowed_at : 0);
+  bump(s.slowed_wakeups);
+  bump(s.raise_delay_ns, options_.raise_latency_ns);
+  const WorkerId w = id_of(s);
+  s.level_changes.fetch_add(1, std::memory_order_relaxed);
+  publish_domain(domain_of_[w], options_.raise_latency_ns);
+  actuator_.raise_now(domain_of_[w]);
+}
+
+std::uint64_t Engine::slack_sweep(std::uint64_t now) noexcept {
+  std::uint64_t next = kNever;
+  int active = 0;
+  for (std::size_t i = 0; i < max_workers_; ++i) {
+    Slot& s = slots_[i];
+    if (!s.seen.load(std::memory_order_relaxed)) continue;
+    std::uint64_t word = s.wait_word.load(std::memory_order_acquire);
+    if (word == kNotWaiting) {
+      ++active;
+      continue;
+    }
+    if (!options_.policy.slack || (word & kSlowedBit)) continue;
+    const std::uint64_t due = word + options_.slack_dwell_ns;
+    if (now < due) {
+      next = std::min(next, due);
+      continue;
+    }
+    // The owner may end its wait meanwhile: the bit is set only on the wait it
+    // was read from, and the owner's exchange then sees it and raises.
+    s.slowed_at_ns.store(now, std::memory_order_relaxed);
+    if (s.wait_word.compare_exchange_strong(word, word | kSlowedBit, std::memory_order_acq_rel)) {
+      s.level_changes.fetch_add(1, std::memory_order_relaxed);
+      publish_domain(domain_of_[i]);
+    }
+  }
+  active_workers_.store(std::max(active, 1), std::memory_order_relaxed);
+  return next;
+}
+
 // A domain runs at the fastest level any of its workers requests.
-void Engine::publish_domain(DomainId d) noexcept {
+void Engine::publish_domain(DomainId d, std::uint64_t lands_after_ns) noexcept {
   Domain& dom = *domains_[d];
   const bool first = !dom.published.exchange(true, std::memory_order_relaxed);
-  if (dom.workers.size() == 1) {
+  // slack publishes from the sweeper and the owner at once: one domain's
+  // publishes are then serialised, so the last one sees both threads' changes.
+  if (dom.workers.size() == 1 && !options_.policy.slack) {
     const Level lv = slot(dom.workers.front()).level.load(std::memory_order_relaxed);
     const Level old = dom.level.exchange(lv, std::memory_order_relaxed);
     if (old == lv && !first) return;
@@ -273,7 +364,7 @@ void Engine::publish_domain(DomainId d) noexcept {
   bool any = false;
   for (WorkerId m : dom.workers) {
     if (!slot(m).seen.load(std::memory_order_relaxed)) continue;
-    const Level lv = slot(m).level.load(std::memory_order_relaxed);
+    const Level lv = effective_level(slot(m));
     best = std::min(best, lv);
     worst = std::max(worst, lv);
     any = true;
@@ -285,14 +376,14 @@ void Engine::publish_domain(DomainId d) noexcept {
   if (old != best) {
     dom.transitions.fetch_add(1, std::memory_order_relaxed);
     if (worst != best) dom.conflicts.fetch_add(1, std::memory_order_relaxed);
-    note_change(dom, old, now);
+    note_change(dom, old, best < old ? now + lands_after_ns : now);
   }
   actuator_.domain_level_changed(d, best, ladder_.hz(best), now);
 }
 
-void Engine::note_change(Domain& dom, Level before, std::uint64_t now) noexcept {
+void Engine::note_change(Domain& dom, Level before, std::uint64_t when) noexcept {
   dom.level_before.store(before, std::memory_order_relaxed);
-  dom.changed_ns.store(now, std::memory_order_release);
+  dom.changed_ns.store(when, std::memory_order_release);
 }
 
 // ---- state ---------------------------------------------------------------------
@@ -307,6 +398,7 @@ double Engine::frequency_hz(WorkerId w) const noexcept { return ladder_.hz(domai
 
 std::vector<WorkerStats> Engine::worker_stats() const {
   std::vector<WorkerStats> out;
+  const std::uint64_t snapshot_ns = clock_.now_ns();
   for (std::size_t i = 0; i < max_workers_; ++i) {
     const Slot& s = slots_[i];
     if (!s.seen.load(std::memory_order_relaxed)) continue;
@@ -333,6 +425,19 @@ std::vector<WorkerStats> Engine::worker_stats() const {
     st.first_seen_ns = get(s.first_seen_ns);
     st.last_seen_ns = get(s.last_seen_ns);
     for (int i2 = 0; i2 < k_; ++i2) st.thresholds[static_cast<std::size_t>(i2)] = s.thld[static_cast<std::size_t>(i2)].load(std::memory_order_relaxed);
+    st.wait_ns = get(s.wait_ns);
+    st.wait_slowed_ns = get(s.wait_slowed_ns);
+    st.slowed_wakeups = get(s.slowed_wakeups);
+    st.raise_delay_ns = get(s.raise_delay_ns);
+    st.guard_holds = get(s.guard_holds);
+    // A wait still under way counts up to now.
+    const std::uint64_t word = s.wait_word.load(std::memory_order_acquire);
+    if (word != kNotWaiting) {
+      const std::uint64_t since = word & kNotWaiting;
+      if (snapshot_ns > since) st.wait_ns += snapshot_ns - since;
+      const std::uint64_t slowed_at = s.slowed_at_ns.load(std::memory_order_relaxed);
+      if ((word & kSlowedBit) && snapshot_ns > slowed_at) st.wait_slowed_ns += snapshot_ns - slowed_at;
+    }
     out.push_back(st);
   }
   return out;

@@ -17,12 +17,19 @@ std::string_view to_string(TempoPolicy p) noexcept {
 
 std::string PolicySpec::name() const {
   std::string out;
-  const bool tempo_named = tempo != TempoPolicy::baseline || (!efs && !affinity);
-  if (tempo_named) out = tempo == TempoPolicy::fixed ? "fixed:" + format_frequency(fixed_hz) : std::string(to_string(tempo));
   auto add = [&](std::string_view part) {
     if (!out.empty()) out += '+';
     out += part;
   };
+  const bool eco = tempo == TempoPolicy::hermes && guarded && slack;
+  if (eco) {
+    out = "eco";
+  } else {
+    const bool tempo_named = tempo != TempoPolicy::baseline || (!efs && !affinity && !slack && !guarded);
+    if (tempo_named) out = tempo == TempoPolicy::fixed ? "fixed:" + format_frequency(fixed_hz) : std::string(to_string(tempo));
+    if (guarded) add("guarded");
+    if (slack) add("slack");
+  }
   if (efs) add("efs");
   if (affinity) add("affinity");
   return out;
@@ -55,7 +62,12 @@ std::optional<PolicySpec> parse_policy(std::string_view text, std::string& error
     else if (part.substr(0, 6) == "fixed:") {
       if (!set_tempo(TempoPolicy::fixed)) return std::nullopt;
       if (!parse_frequency(part.substr(6), spec.fixed_hz, error)) return std::nullopt;
-    } else if (part == "efs") spec.efs = true;
+    } else if (part == "eco") {
+      if (!set_tempo(TempoPolicy::hermes)) return std::nullopt;
+      spec.guarded = spec.slack = true;
+    } else if (part == "slack") spec.slack = true;
+    else if (part == "guarded") spec.guarded = true;
+    else if (part == "efs") spec.efs = true;
     else if (part == "affinity") spec.affinity = true;
     else {
       error = "unknown policy '" + std::string(part) + "'";

@@ -115,6 +115,11 @@ void fill_from_engine(Report& r, const Engine& engine) {
     w.busy_s = static_cast<double>(s.busy_ns) * 1e-9;
     w.alive_s = s.last_seen_ns > s.first_seen_ns ? static_cast<double>(s.last_seen_ns - s.first_seen_ns) * 1e-9 : 0;
     w.level_changes = s.level_changes;
+    w.wait_s = static_cast<double>(s.wait_ns) * 1e-9;
+    w.wait_slowed_s = static_cast<double>(s.wait_slowed_ns) * 1e-9;
+    w.slowed_wakeups = s.slowed_wakeups;
+    w.raise_delay_s = static_cast<double>(s.raise_delay_ns) * 1e-9;
+    w.guard_holds = s.guard_holds;
     r.workers.push_back(std::move(w));
   }
   r.domains.clear();
@@ -171,7 +176,12 @@ std::string to_json(const Report& r, bool pretty) {
                        {"alive_s", w.alive_s},
                        {"level_changes", w.level_changes},
                        {"emulated_delay_s", w.emulated_delay_s},
-                       {"throttled_s", w.throttled_s}});
+                       {"throttled_s", w.throttled_s},
+                       {"wait_s", w.wait_s},
+                       {"wait_slowed_s", w.wait_slowed_s},
+                       {"slowed_wakeups", w.slowed_wakeups},
+                       {"raise_delay_s", w.raise_delay_s},
+                       {"guard_holds", w.guard_holds}});
   }
   j["workers"] = std::move(workers);
   json domains = json::array();
@@ -299,6 +309,11 @@ std::optional<Report> report_from_json(std::string_view text, std::string& error
       rd.get(wj, "level_changes", w.level_changes, path);
       rd.get(wj, "emulated_delay_s", w.emulated_delay_s, path);
       rd.get(wj, "throttled_s", w.throttled_s, path);
+      rd.get(wj, "wait_s", w.wait_s, path);
+      rd.get(wj, "wait_slowed_s", w.wait_slowed_s, path);
+      rd.get(wj, "slowed_wakeups", w.slowed_wakeups, path);
+      rd.get(wj, "raise_delay_s", w.raise_delay_s, path);
+      rd.get(wj, "guard_holds", w.guard_holds, path);
       r.workers.push_back(std::move(w));
     }
   }

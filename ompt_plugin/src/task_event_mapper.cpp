@@ -141,7 +141,9 @@ void TaskEventMapper::frames_overflowed() noexcept {
 void TaskEventMapper::resume_top(ThreadState& ts) noexcept {
   end_run(ts);  // after a region's join barrier
   const Frame* top = ts.top();
-  if (top && top->wait == kNotWaiting && top->timed) open_segment(ts, top->task, SegmentStart::resume);
+  if (!top || top->wait != kNotWaiting) return;  // a pool thread between regions waits
+  if (top->timed) open_segment(ts, top->task, SegmentStart::resume);
+  else engine_.serial_begin(ts.worker);  // the initial thread runs the program's serial part: it works
 }
 
 void TaskEventMapper::inconsistent(const ThreadState& ts, const char* where) noexcept {
@@ -332,6 +334,7 @@ void TaskEventMapper::sync_region_wait_general(ThreadState& ts, ompt_sync_region
     if (!nothing_stolen) end_run(ts);
     if (traced) record(ts, WaitRecord{m.id(), ts.worker, wk, false, trace_now()});
     if (m.has(TaskMark::kTimed) && ts.segment_task == 0) open_segment(ts, m.id(), SegmentStart::resume);
+    else if (!m.has(TaskMark::kTimed) && top) engine_.serial_begin(ts.worker);  // back in the serial part
   }
 }
 
@@ -351,6 +354,7 @@ void TaskEventMapper::implicit_task(ompt_data_t* thread, ompt_scope_endpoint_t e
     push_frame(ts, m);
     if (tracing()) record(ts, TaskRecord{m.id(), 0, w, trace_flags(flags, false, false), trace_now()});
     if (!initial) open_segment(ts, m.id(), SegmentStart::inline_);
+    else engine_.serial_begin(w);  // the program's serial part is work, not a wait
     return;
   }
   if (w == kNoWorker) return;

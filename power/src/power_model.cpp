@@ -53,7 +53,13 @@ double PowerModel::energy_j(const RunActivity& a) const noexcept {
     }
     // A core busier than the wall time (emulated delay counted twice, clock
     // skew) is charged for its busy time and no idle time.
-    joules += idle_w(core.idle_hz) * std::max(0.0, wall - busy_total);
+    double idle_left = std::max(0.0, wall - busy_total);
+    for (const auto& [hz, seconds] : core.idle_s_at_hz) {
+      const double at_hz = std::clamp(seconds, 0.0, idle_left);
+      joules += idle_w(hz) * at_hz;
+      idle_left -= at_hz;
+    }
+    joules += idle_w(core.idle_hz) * idle_left;
   }
   return joules;
 }

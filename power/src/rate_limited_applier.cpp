@@ -37,9 +37,10 @@ void RateLimitedApplier::flush_once(std::uint64_t now_ns) {
     const std::uint64_t seq = records_.sequence(d);
     if (seq == seen_sequence_[d]) continue;
     const bool first = applied_hz_[d] == 0;
-    if (!first && now_ns - last_change_ns_[d] < dwell_ns_) continue;  // dwell not over: keep the latest for later
-    seen_sequence_[d] = seq;
     const double hz = records_.hz(d);
+    const bool raise = hz > applied_hz_[d];  // never held for the dwell (see the header)
+    if (!first && !raise && now_ns - last_change_ns_[d] < dwell_ns_) continue;  // dwell not over: keep the latest for later
+    seen_sequence_[d] = seq;
     if (hz == applied_hz_[d]) continue;  // requests cancelled each other out
     if (!apply_(d, hz)) {
       failed_.fetch_add(1, std::memory_order_relaxed);

@@ -21,7 +21,9 @@
 #include "rubato/power/energy_meter.hpp"
 #include "rubato/power/power_model.hpp"
 #include "rubato/power/profile.hpp"
+#include "rubato/power/periodic_thread.hpp"
 #include "rubato/power/run_identity.hpp"
+#include "rubato/power/slack_setup.hpp"
 #include "rubato/power/thread_binding.hpp"
 #include "rubato/power/topology.hpp"
 #include "rubato/power/uncore_frequency.hpp"
@@ -150,6 +152,7 @@ class LiveSession final : public Session {
   }
   void fill_energy(Report& r, double wall_s);
   void write_report(Report& r);
+  void start_sweeper();
   void start_uncore(bool real_backend);
 
   Settings settings_;
@@ -164,6 +167,8 @@ class LiveSession final : public Session {
   double modeled_uncore_hz_ = 0;             // the uncore frequency the power model charges; 0: the constant
   std::unique_ptr<EnergyMeter> meter_;
   std::string meter_note_;
+  PeriodicThread sweeper_;  // slack / guarded: Engine::slack_sweep
+  BetaChoice beta_;
   SteadyClock clock_;
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<ControllerHost> controllers_;  // efs / affinity; null when the policy has neither
@@ -214,6 +219,20 @@ bool LiveSession::attach_backend(std::string& why) {
   o.fixed_thresholds = settings_.threshold_values;
   o.max_workers = settings_.max_workers;
   o.worker_domain = layout_.domain_of_worker;
+  // slack and the cost guard (issue 18).
+  const MachineProfile* profile = profile_ ? &*profile_ : nullptr;
+  o.slack_dwell_ns = static_cast<std::uint64_t>(slack_dwell_s(settings_, profile) * 1e9);
+  o.raise_latency_ns =
+      profile && freq_->changes_speed() ? static_cast<std::uint64_t>(profile->transition_latency_s * 1e9) : 0;
+  beta_ = beta_for(settings_, profile);
+  if (o.policy.guarded && !profile) {
+    if (logs(LogLevel::warn))
+      say("rubato: RUBATO_POLICY=" + o.policy.name() + ": the cost guard needs a machine profile (RUBATO_PROFILE); "
+          "the guard is off and every slowing decision is applied");
+    note("guarded: no machine profile, the guard is off");
+    o.policy.guarded = false;
+  }
+  if (o.policy.guarded) o.cost = cost_model_for(*profile, Engine::ladder_for(o), beta_.beta, settings_.uncore_hz);
   try {
     engine_ = std::make_unique<Engine>(std::move(o), clock_, *freq_);
   } catch (const std::exception& e) {
@@ -267,7 +286,7 @@ bool LiveSession::start(std::string& why) {
   // asked for a tempo policy and gets none, so that is said at the default level.
   if (settings_.backend != "auto" && freq_->name() != settings_.backend && logs(LogLevel::warn))
     say("rubato: RUBATO_BACKEND=" + settings_.backend + " is not usable here; " + backend_note_);
-  else if (settings_.backend == "auto" && !choice.real && settings_.policy.tempo != TempoPolicy::baseline &&
+  else if (settings_.backend == "auto" && !choice.real && settings_.policy.changes_tempo() &&
            logs(LogLevel::warn))
     say("rubato: " + no_real_control_line(choice));
 
@@ -297,11 +316,26 @@ bool LiveSession::start(std::string& why) {
 
   start_ns_ = clock_.now_ns();
   started_ = true;
+  start_sweeper();
   if (logs(LogLevel::info))
     say("rubato: policy " + engine_->policy().name() + ", " + backend_note_ + ", profile " +
         (profile_ ? profile_->name : "(none)") + ", tempo " + shown_list(engine_->ladder().frequencies_hz()) +
         ", binding " + settings_.binding);
   return true;
+}
+
+// slack lowers waiting workers, and the guard counts active ones, from a
+// thread of its own: a waiting worker runs no rubato code. With slack it
+// wakes every half dwell (a worker is lowered between one and one and a half
+// dwells into its wait); for the guard alone every 10 ms.
+void LiveSession::start_sweeper() {
+  if (!engine_->sweeps()) return;
+  const double dwell_s = static_cast<double>(engine_->options().slack_dwell_ns) * 1e-9;
+  const double period_s = engine_->policy().slack ? dwell_s / 2 : 0.01;
+  Engine* engine = engine_.get();
+  const SteadyClock* clock = &clock_;
+  sweeper_.start(std::chrono::nanoseconds(static_cast<std::int64_t>(period_s * 1e9)),
+                 [engine, clock] { engine->slack_sweep(clock->now_ns()); });
 }
 
 // RUBATO_UNCORE: pinned for real where the frequency back-end is real and the
@@ -366,6 +400,9 @@ void LiveSession::fill_energy(Report& r, double wall_s) {
         const double busy = w.busy_s_at_level[static_cast<std::size_t>(l)];  // emulated stretch included
         if (busy > 0) core.busy_s_at_hz.emplace_back(hz, busy);
       }
+      // slack: waiting while lowered is idle time at the slowest level.
+      if (w.wait_slowed_s > 0 && freq_->changes_speed())
+        core.idle_s_at_hz.emplace_back(ladder.hz(ladder.slowest()), w.wait_slowed_s);
       activity.cores.push_back(std::move(core));
     }
     modeled = model.energy_j(activity);
@@ -416,6 +453,7 @@ const Report& LiveSession::finish() noexcept {
   finished_ = true;
   try {
     Report& r = report_;
+    sweeper_.stop();
     const double wall_s = static_cast<double>(clock_.now_ns() - start_ns_) * 1e-9;
     fill_from_engine(r, *engine_);
     r.tool_version = kVersion;
@@ -436,8 +474,14 @@ const Report& LiveSession::finish() noexcept {
     r.parameters["profile_window"] = std::to_string(settings_.profile_window);
     r.parameters["profile_interval_s"] = std::to_string(settings_.profile_interval_s);
     r.parameters["min_dwell_s"] = std::to_string(settings_.min_dwell_s);
-    if (freq_->name() == "emulated")
-      r.parameters["beta"] = std::to_string(settings_.beta >= 0 ? settings_.beta : profile_ ? profile_->beta : 1.0);
+    if (freq_->name() == "emulated" || engine_->policy().guarded) {
+      r.parameters["beta"] = std::to_string(beta_.beta);
+      r.parameters["beta_source"] = beta_.source;
+    }
+    if (engine_->policy().slack) {
+      r.parameters["slack_dwell_s"] = std::to_string(static_cast<double>(engine_->options().slack_dwell_ns) * 1e-9);
+      r.parameters["raise_latency_s"] = std::to_string(static_cast<double>(engine_->options().raise_latency_ns) * 1e-9);
+    }
     int workers_seen = 0;
     for (WorkerReport& w : r.workers) {
       ++workers_seen;

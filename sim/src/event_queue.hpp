@@ -7,7 +7,7 @@
 
 namespace rubato::sim::detail {
 
-enum class EventKind : std::uint8_t { segment_end, steal_end, dvfs_accept, dvfs_apply, control };
+enum class EventKind : std::uint8_t { segment_end, steal_end, dvfs_accept, dvfs_apply, control, slack_sweep };
 
 struct Event {
   std::uint64_t t = 0;

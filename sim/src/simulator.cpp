@@ -15,6 +15,7 @@
 #include "rubato/core/efs_controller.hpp"
 #include "rubato/core/efs_model.hpp"
 #include "rubato/power/power_model.hpp"
+#include "rubato/power/slack_setup.hpp"
 #include "work_deque.hpp"
 
 namespace rubato::sim {
@@ -87,6 +88,8 @@ struct Simulation::Impl final : TempoActuator {
   void rerate(Worker& w);
   double rate_of(const Worker& w, double beta) const noexcept;
   void look_for_victims(Worker& w);
+  void schedule_sweep(std::uint64_t at);
+  void sweep();
   void begin_attempt(Worker& w, std::uint64_t ends_at);
   void resolve_steal(Worker& w);
   bool may_steal(const Worker& thief, const Frame& f) const noexcept;
@@ -136,6 +139,11 @@ struct Simulation::Impl final : TempoActuator {
   std::optional<efs::EfsController> efs;
   std::uint64_t control_ns = 0;
   std::uint64_t last_progress_ns = 0;  // a control step last saw a worker run or steal
+  // slack / guarded: the session's sweeper thread, ticking every half dwell
+  // (only the ticks that can find something to do are simulated).
+  std::uint64_t sweep_period_ns = 0;
+  std::uint64_t sweep_due_ns = Engine::kNever;
+  std::uint32_t sweep_gen = 0;
   bool finished = false, ran = false;
   SimResult result;
 };
@@ -153,6 +161,11 @@ Simulation::Impl::Impl(SimOptions o, const Program& p)
 
   EngineOptions eo = opt.engine;
   eo.max_workers = opt.workers;
+  // The simulator models DVFS latency itself (accept, then apply): the engine
+  // must not add its own to a raise.
+  eo.raise_latency_ns = 0;
+  if (eo.policy.guarded && eo.cost.busy_w.empty())
+    eo.cost = cost_model_for(opt.profile, Engine::ladder_for(eo), opt.profile.beta, opt.uncore_hz);
   eo.worker_domain.clear();
   for (int core : result.worker_core) eo.worker_domain.push_back(domain_of_core(opt.profile, core));
   engine = std::make_unique<Engine>(eo, clock, *this);
@@ -170,6 +183,7 @@ Simulation::Impl::Impl(SimOptions o, const Program& p)
   for (SimDomain& d : domains) d.applied_hz = d.accepted_hz = d.wanted_hz = start_hz;
   meter = detail::CoreMeter(opt.workers, engine->ladder().frequencies_hz(), start_hz);
   contention_active = opt.contention && opt.contention->active();
+  sweep_period_ns = std::max<std::uint64_t>(1, engine->policy().slack ? engine->options().slack_dwell_ns / 2 : 10'000'000);
 
   if (opt.engine.policy.efs) {
     const MachineProfile& pr = opt.profile;
@@ -196,8 +210,11 @@ void Simulation::Impl::domain_level_changed(DomainId d, Level, double hz, std::u
   if (d >= domains.size()) return;  // a domain without simulated workers
   SimDomain& dom = domains[d];
   dom.wanted_hz = hz;
-  if (dom.accept_pending) return;  // the deferred acceptance takes the latest wish
-  if (now >= dom.next_accept_ns) {
+  // A raise is never held for the dwell, as in the live applier (power/
+  // rate_limited_applier.hpp says why); a pending lower it supersedes is dropped.
+  const bool raise = hz > dom.accepted_hz;
+  if (dom.accept_pending && !raise) return;  // the deferred acceptance takes the latest wish
+  if (raise || now >= dom.next_accept_ns) {
     accept(d);
   } else {
     dom.accept_pending = true;
@@ -424,9 +441,27 @@ void Simulation::Impl::look_for_victims(Worker& w) {
     ev_idle(w);
     w.idle_reported = true;
   }
+  // Out of work: it waits from now (slack lowers it after the dwell).
+  ++result.engine_events;
+  engine->run_end(w.id);
+  if (engine->sweeps()) schedule_sweep(now + (engine->policy().slack ? engine->options().slack_dwell_ns : 0));
   w.state = WorkerState::stealing;
   if (queued == 0 || workers.size() == 1) return park(w);
   begin_attempt(w, now + steal_cost_ns);
+}
+
+// The first sweeper tick at or after `at`.
+void Simulation::Impl::schedule_sweep(std::uint64_t at) {
+  const std::uint64_t tick = (at + sweep_period_ns - 1) / sweep_period_ns * sweep_period_ns;
+  if (tick >= sweep_due_ns) return;
+  sweep_due_ns = tick;
+  events.push(tick, EventKind::slack_sweep, 0, ++sweep_gen);
+}
+
+void Simulation::Impl::sweep() {
+  sweep_due_ns = Engine::kNever;
+  const std::uint64_t next = engine->slack_sweep(now);
+  if (next != Engine::kNever) schedule_sweep(next);
 }
 
 void Simulation::Impl::begin_attempt(Worker& w, std::uint64_t ends_at) {
@@ -627,6 +662,9 @@ void Simulation::Impl::run() {
       case EventKind::dvfs_accept: accept(e.target); break;
       case EventKind::dvfs_apply: apply(e.target); break;
       case EventKind::control: control_step(); break;
+      case EventKind::slack_sweep:
+        if (e.gen == sweep_gen) sweep();
+        break;
     }
   }
   finalize();

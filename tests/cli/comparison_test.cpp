@@ -251,3 +251,34 @@ TEST_CASE("Cli.RunIndex.NumberTooLargeIsAnErrorWithItsOffset", "[cli]") {
   CHECK_FALSE(index_from_json(R"({"rubato_index": 1, "runs": [], "x": 1e999})", err));
   CHECK(err.rfind("offset 37: not valid JSON", 0) == 0);
 }
+
+// issue 18 §1: the waiting figures of every worker, summed per trial and
+// averaged per policy, in the table, the CSV and the JSON.
+TEST_CASE("Cli.Compare.WaitingColumns", "[cli][compare][slack]") {
+  ScratchDir d;
+  for (int t = 0; t < 3; ++t) {
+    put(d, "b" + std::to_string(t) + ".json", make_report("./p", "baseline", 2, t, 1.0, 10.0));
+    Report s = make_report("./p", "slack", 2, t, 1.0, 9.0);
+    for (WorkerReport& w : s.workers) {
+      w.wait_s = 0.25 + 0.05 * t;  // 0.25, 0.30, 0.35 per worker
+      w.wait_slowed_s = 0.2;
+      w.slowed_wakeups = 3;
+      w.raise_delay_s = 3 * 2e-5;
+    }
+    put(d, "s" + std::to_string(t) + ".json", s);
+  }
+  const Comparison c = compare_runs(load_run_records({d.str()}), {0, "baseline"});
+  const PolicyResult& s = policy_of(c, "slack");
+  CHECK(s.wait_s.mean == Approx(0.6));  // two workers: 0.5, 0.6, 0.7
+  CHECK(s.wait_slowed_s.mean == Approx(0.4));
+  CHECK(s.slowed_wakeups.mean == Approx(6));
+  CHECK(s.raise_delay_s.mean == Approx(2e-5));  // per wake-up
+  CHECK(policy_of(c, "baseline").wait_slowed_s.mean == 0);
+  const std::string text = comparison_text(c);
+  INFO(text);
+  CHECK(text.find("slowed wait [s]") != std::string::npos);
+  CHECK(text.find("slowed wake-ups") != std::string::npos);
+  CHECK(text.find("raise lands") != std::string::npos);
+  CHECK(comparison_csv(c).find(",wait_s,wait_slowed_s,slowed_wakeups,raise_delay_s") != std::string::npos);
+  CHECK(comparison_json(c).find("\"wait_slowed_s\"") != std::string::npos);
+}

@@ -36,6 +36,28 @@ TEST_CASE("Power.RateLimit.LatestRequestAfterDwell") {
   CHECK(writes.back().first == 1);
 }
 
+// issue 18 §1: a raise (slack's at a wake-up, a relay) is applied at the next
+// pass whatever the dwell; the lowering after it waits for the dwell again.
+TEST_CASE("Power.RateLimit.RaiseIsNeverHeldForTheDwell") {
+  DomainRecords records;
+  records.reset(1);
+  std::vector<double> writes;
+  RateLimitedApplier applier(records, 1e-3, [&](DomainId, double hz) { return writes.push_back(hz), true; });
+  records.request(0, 0, 2.4e9);
+  applier.flush_once(1'000'000);
+  records.request(0, 1, 1.4e9);
+  applier.flush_once(2'000'000);  // a lowering, after the dwell
+  records.request(0, 0, 2.4e9);
+  applier.flush_once(2'000'100);  // a raise 0.1 us later: not held
+  CHECK(writes == std::vector<double>{2.4e9, 1.4e9, 2.4e9});
+  records.request(0, 1, 1.4e9);
+  applier.flush_once(2'500'000);  // a lowering within the dwell of the raise: held
+  CHECK(writes.size() == 3);
+  applier.flush_once(3'000'100);
+  CHECK(writes.back() == 1.4e9);
+  CHECK(records.applied(0) == 3);
+}
+
 TEST_CASE("Power.RateLimit.FirstWriteOfALaterLevelIsATransition") {
   // The starting tempo and a slower request both came before the first poll
   // (a loaded machine, a short run): the one write is a change of tempo.

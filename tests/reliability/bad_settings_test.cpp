@@ -84,6 +84,7 @@ bool accepted(std::string_view env, const std::string& v) {
   if (env == "RUBATO_THRESHOLD_VALUES") return one_of(v, {"0", "1e9", "100000000"});
   if (env == "RUBATO_MIN_DWELL" || env == "RUBATO_BETA") return v == "0";
   if (env == "RUBATO_UNCORE") return trimmed(v).empty();  // empty: left alone, the default
+  if (env == "RUBATO_SLACK_DWELL") return trimmed(v).empty();  // empty: auto, the default
   return false;
 }
 
@@ -148,7 +149,7 @@ std::vector<Value> classes_for(std::string_view env) {
   std::string out_of_range = "0";
   if (env == "RUBATO_ENABLE") out_of_range = "2";
   else if (env == "RUBATO_BETA") out_of_range = "1.5";
-  else if (env == "RUBATO_MIN_DWELL") out_of_range = "11s";
+  else if (env == "RUBATO_MIN_DWELL" || env == "RUBATO_SLACK_DWELL") out_of_range = "11s";
   else if (env == "RUBATO_THRESHOLD_VALUES") out_of_range = "1e10";
   else if (env == "RUBATO_FREQS" || env == "RUBATO_UNCORE") out_of_range = "200GHz";
   else if (env == "RUBATO_PROFILE") out_of_range = "/nonexistent-rubato/p.json";

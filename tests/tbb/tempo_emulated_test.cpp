@@ -73,3 +73,42 @@ TEST_CASE("Tbb.Tempo.HermesEmulatedSlowsThieves", "[tbb]") {
   CHECK(thief_slow_busy >= 0.015);  // at least most of the 20 ms segment
   CHECK(thief_delay > 0);
 }
+
+// issue 18 §1: slack through the drop-ins. The main thread computes alone
+// between task_group runs (serial work, never lowered) while the other
+// worker waits in oneTBB's dispatch loop or outside the arena: lowered after
+// the dwell, raised when it steals again. Results unchanged.
+TEST_CASE("Tbb.Tempo.SlackLowersTheWaitingWorkerNotTheSerialOne", "[tbb][slack]") {
+  constexpr int kRounds = 5;
+  const rubato::Environment env = rubato::test::quiet_env(
+      {{"RUBATO_POLICY", "slack"}, {"RUBATO_BACKEND", "emulated"}, {"RUBATO_PROFILE", "opteron-6378"}});
+  int main_worker = -1;
+  long total = 0;
+  const rubato::Report r = rubato::test::run_observed(2, env, [&] {
+    main_worker = rubato::test::this_worker();
+    for (int round = 0; round < kRounds; ++round) {
+      spin_for(std::chrono::milliseconds(30));  // serial work
+      rubato::test::Rendezvous meet(2);         // the other worker certainly takes one task
+      long a = 0, b = 0;
+      rubato::tbb::task_group g;
+      g.run([&] { meet.arrive(); a = rubato::test::fib<rubato::tbb::task_group>(16); });
+      g.run([&] { meet.arrive(); b = rubato::test::fib<rubato::tbb::task_group>(16); });
+      g.wait();
+      total += a + b;
+    }
+  });
+  CHECK(total == kRounds * 2 * 987);
+  CHECK(r.policy == "slack");
+  REQUIRE(r.workers.size() == 2);
+  const double serial_s = kRounds * 0.030;
+  for (const auto& w : r.workers) {
+    INFO("worker " << w.id << ": wait " << w.wait_s << " s, slowed " << w.wait_slowed_s << " s, wake-ups "
+                   << w.slowed_wakeups);
+    if (static_cast<int>(w.id) == main_worker) {
+      CHECK(w.wait_slowed_s < 0.1 * serial_s);
+    } else {
+      CHECK(w.wait_slowed_s >= 0.5 * serial_s);
+      CHECK(w.slowed_wakeups >= 1);
+    }
+  }
+}

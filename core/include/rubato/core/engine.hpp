@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "rubato/core/clock.hpp"
+#include "rubato/core/cost_guard.hpp"
 #include "rubato/core/immediacy_list.hpp"
 #include "rubato/core/policy.hpp"
 #include "rubato/core/tempo_actuator.hpp"
@@ -44,6 +45,16 @@ struct EngineOptions {
   // Clock domain of each worker index; workers beyond the vector (or all, when
   // empty) are their own domain.
   std::vector<DomainId> worker_domain;
+  // slack (issue 18 §1): a worker that has waited at least this long is
+  // lowered to the slowest level by slack_sweep(); its own next event raises it.
+  std::uint64_t slack_dwell_ns = 1'000'000;
+  // How long a raise takes to land (one DVFS transition): work that starts
+  // right after a slack wake-up runs at the slowed level until then, as under
+  // real DVFS (the emulator then stretches it). 0 where the actuator models
+  // the latency itself (the simulator).
+  std::uint64_t raise_latency_ns = 0;
+  // guarded (issue 18 §2): busy power per ladder level, uncore and β.
+  CostModel cost;
 };
 
 // What one worker did, for reports. Plain values: a snapshot.
@@ -68,6 +79,15 @@ struct WorkerStats {
   std::uint64_t first_seen_ns = 0;
   std::uint64_t last_seen_ns = 0;
   std::array<double, kMaxThresholds> thresholds{};  // current thld_1..K
+  // Waiting (issue 18 §1): from run_end (the worker may wait) to its next
+  // run or serial code, whatever the policy; with slack, the part of it
+  // spent lowered, the wake-ups that found it lowered and how long their
+  // raise took to land (raise_latency_ns each).
+  std::uint64_t wait_ns = 0;
+  std::uint64_t wait_slowed_ns = 0;
+  std::uint64_t slowed_wakeups = 0;
+  std::uint64_t raise_delay_ns = 0;
+  std::uint64_t guard_holds = 0;  // slowing decisions the cost guard kept back (fully or in part)
 };
 
 struct DomainStats {
@@ -119,6 +139,19 @@ class Engine {
   void segment_begin(WorkerId w) noexcept;                 // opens a run when none is open
   void segment_end(WorkerId w, bool completed) noexcept;  // the run stays open
   void run_end(WorkerId w) noexcept;                       // the worker may wait from now
+  // The worker runs code that is neither a task nor a wait (the initial
+  // thread's serial part): it is not waiting, whatever run_end said.
+  void serial_begin(WorkerId w) noexcept;
+
+  // slack / guarded: called periodically by a thread other than the workers'
+  // (the session's sweeper, the simulator's clock). Lowers every worker that
+  // has waited at least slack_dwell_ns (slack) and counts the active workers
+  // (the guard's uncore share). Returns the earliest time a waiting worker
+  // reaches the dwell (kNever: none waits).
+  static constexpr std::uint64_t kNever = ~std::uint64_t{0};
+  std::uint64_t slack_sweep(std::uint64_t now) noexcept;
+  bool sweeps() const noexcept { return options_.policy.slack || options_.policy.guarded; }
+  const CostGuard& guard() const noexcept { return guard_; }
 
   // The same per-task events on a worker's slot, for a front-end that keeps
   // the slot of the worker its thread reports as (slot_of: nullptr for an
@@ -137,6 +170,10 @@ class Engine {
   bool run_open(const Slot& s) const noexcept;
   bool segment_end_reads_clock(const Slot& s) const noexcept;
   void count_segment_end(Slot& s, bool completed) noexcept;  // only when !segment_end_reads_clock(s)
+
+  // The ladder an engine with `options` uses: the given one, or one frequency
+  // for baseline and fixed (plus the slowest, for slack to lower waiting workers to).
+  static TempoLadder ladder_for(const EngineOptions& options);
 
   // ---- state ---------------------------------------------------------------
   bool valid(WorkerId w) const noexcept { return w < max_workers_; }
@@ -169,14 +206,20 @@ class Engine {
   void set_level(WorkerId w, Level level) noexcept;  // any thread
   void raise(WorkerId w) noexcept;                   // UP(w)
   void lower(WorkerId w) noexcept;                   // DOWN(w)
-  void publish_domain(DomainId d) noexcept;
-  void note_change(Domain& dom, Level before, std::uint64_t now) noexcept;
+  // `lands_after_ns`: a raise that lands that much after it is requested (slack wake-ups).
+  void publish_domain(DomainId d, std::uint64_t lands_after_ns = 0) noexcept;
+  void note_change(Domain& dom, Level before, std::uint64_t when) noexcept;
   bool account_segment(WorkerId w, Slot& s, std::uint64_t duration_ns, Level lv) noexcept;  // true: stretched
   std::uint64_t account_run(WorkerId w, Slot& s, std::uint64_t start, std::uint64_t now) noexcept;  // free time
   std::uint64_t close_run(WorkerId w, Slot& s, std::uint64_t now) noexcept;  // the open run ends: account_run
   void start_run(Slot& s, std::uint64_t now) noexcept;  // a busy run opens at `now`
   [[gnu::noinline]] void measure_run(WorkerId w, Slot& s) noexcept;
   void leave_immediacy_list(WorkerId w) noexcept;    // immediacy relay; list lock held
+  Level guarded_target(WorkerId w, Slot& s, Level from, Level to) noexcept;  // the guard's verdict
+  Level effective_level(const Slot& s) const noexcept;  // the policy's level, or slack's slowest
+  void begin_wait(Slot& s, std::uint64_t now) noexcept;
+  [[gnu::noinline]] void end_wait(Slot& s, std::uint64_t now) noexcept;
+  WorkerId id_of(const Slot& s) const noexcept;
   [[gnu::noinline]] void sample_depth(Slot& s, std::uint64_t now) noexcept;
   bool workload_may_slow(WorkerId w) const noexcept;
   [[gnu::cold, gnu::noinline]] void drop() noexcept { dropped_.fetch_add(1, std::memory_order_relaxed); }
@@ -195,6 +238,9 @@ class Engine {
   std::vector<DomainId> domain_of_;
   ImmediacyList list_;
   SpinLock list_lock_;
+  CostGuard guard_;
+  std::atomic<int> active_workers_{0};  // not waiting, at the last sweep (0: no sweep yet)
+  std::atomic<int> seen_workers_{0};
   std::atomic<std::uint64_t> dropped_{0};
 };
 

@@ -22,20 +22,30 @@ struct PolicySpec {
   double fixed_hz = 0;  // for TempoPolicy::fixed
   bool efs = false;      // seed 001 contention-aware throttling
   bool affinity = false; // seed 002 counter-driven placement
+  // Beyond the papers (issue 18): slack slows a worker that has waited longer
+  // than a dwell to the slowest level until it gets work (COUNTDOWN's idea, for
+  // task runtimes); guarded applies the tempo policy's slowing decisions only
+  // where the energy model predicts a saving (core/cost_guard.hpp).
+  bool slack = false;
+  bool guarded = false;
 
   bool workpath() const noexcept { return tempo == TempoPolicy::workpath || tempo == TempoPolicy::hermes; }
   bool workload() const noexcept { return tempo == TempoPolicy::workload || tempo == TempoPolicy::hermes; }
-  // Canonical text, parseable by parse_policy: "hermes+efs", "fixed:1.9GHz".
+  // Whether the engine changes tempo at all (a ladder of more than one level).
+  bool changes_tempo() const noexcept { return tempo != TempoPolicy::baseline || slack; }
+  // Canonical text, parseable by parse_policy: "hermes+efs", "fixed:1.9GHz",
+  // "slack" (baseline + slack), "eco" (hermes + guarded + slack).
   std::string name() const;
 };
 
-// Accepted: baseline | workpath | workload | hermes | fixed:<freq> | efs | affinity,
-// joined with '+' (at most one tempo policy). Returns nullopt and sets `error`.
+// Accepted: baseline | workpath | workload | hermes | fixed:<freq> | slack |
+// guarded | eco | efs | affinity, joined with '+' (at most one tempo policy;
+// eco = hermes+guarded+slack). Returns nullopt and sets `error`.
 std::optional<PolicySpec> parse_policy(std::string_view text, std::string& error);
 
 inline constexpr std::string_view kPolicyAccepted =
-    "baseline | workpath | workload | hermes | fixed:<freq> | efs | affinity, joined with '+' "
-    "(e.g. hermes+efs)";
+    "baseline | workpath | workload | hermes | fixed:<freq> | slack | guarded | eco | efs | affinity, joined with "
+    "'+' (e.g. hermes+slack; eco = hermes+guarded+slack)";
 
 std::string_view to_string(TempoPolicy p) noexcept;
 

@@ -43,6 +43,16 @@ struct WorkerReport {
   std::uint64_t level_changes = 0;
   double emulated_delay_s = 0;    // extra time the emulator burned (part of busy_s, busy_s_at_level)
   double throttled_s = 0;         // time parked by a throttling controller
+  // Waiting for work (issue 18 §1), whatever the policy: from the moment the
+  // worker may wait (out of work, a barrier, between regions) to its next
+  // task or serial code. With slack: the part spent lowered to the slowest
+  // level, the wake-ups that found it lowered, and the time their raises took
+  // to land (the profile's transition latency each, with the emulator).
+  double wait_s = 0;
+  double wait_slowed_s = 0;
+  std::uint64_t slowed_wakeups = 0;
+  double raise_delay_s = 0;       // summed over slowed_wakeups
+  std::uint64_t guard_holds = 0;  // slowing decisions the cost guard kept back
 };
 
 struct DomainReport {

@@ -32,6 +32,7 @@ struct Settings {
   std::string state_dir;                 // "" = /run/rubato (root) or $XDG_RUNTIME_DIR/rubato
   double min_dwell_s = 1e-3;             // per clock domain, between frequency changes
   double uncore_hz = 0;                  // RUBATO_UNCORE: pinned uncore frequency; 0 = left alone
+  double slack_dwell_s = -1;             // RUBATO_SLACK_DWELL; <0: from the profile (slack_dwell_default_s)
   double beta = -1;                      // frequency-sensitive fraction; <0: from the profile
   std::uint32_t max_workers = 256;
   std::string counters = "auto";         // counter source: auto | papi | likwid | perf | proc | replay:<file> | none

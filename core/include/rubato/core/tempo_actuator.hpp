@@ -34,6 +34,11 @@ class TempoActuator {
   // fastest frequency). False everywhere, the default: the engine never calls
   // segment_end, and chains segments without reading the clock.
   virtual bool stretches_at(double /*hz*/, double /*max_hz*/) const noexcept { return false; }
+  // A raise that should land as soon as the back-end can (a worker that slack
+  // had lowered got work): called on the worker's thread right after
+  // domain_level_changed, at most once per wake-up. A rate-limited back-end
+  // applies it now rather than at its next poll (and never holds it for the dwell).
+  virtual void raise_now(DomainId /*domain*/) noexcept {}
 };
 
 // Records nothing; for tests and observe-only runs.

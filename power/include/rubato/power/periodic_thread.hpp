@@ -1,5 +1,6 @@
-// A thread that calls `tick` every period until stopped: the sysfs applier
-// and the energy meters' wraparound polls. stop() wakes it at once and joins.
+// A thread that calls `tick` every period until stopped: the sysfs applier,
+// slack's sweeper and the energy meters' wraparound polls. stop() wakes it at
+// once and joins; poke() makes it tick now.
 #pragma once
 
 #include <chrono>
@@ -27,9 +28,19 @@ class PeriodicThread {
         lk.unlock();
         tick();
         lk.lock();
-        wake_.wait_for(lk, period, [this] { return stopping_; });
+        wake_.wait_for(lk, period, [this] { return stopping_ || poked_; });
+        poked_ = false;
       }
     });
+  }
+
+  // An early tick (a slack raise the applier should not leave to its next poll).
+  void poke() noexcept {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      poked_ = true;
+    }
+    wake_.notify_all();
   }
 
   void stop() noexcept {
@@ -45,6 +56,7 @@ class PeriodicThread {
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;
+  bool poked_ = false;
   std::thread thread_;
 };
 

@@ -15,6 +15,9 @@ namespace rubato {
 struct CoreActivity {
   std::vector<std::pair<double, double>> busy_s_at_hz;  // (hz, seconds)
   double idle_hz = 0;                                   // frequency while idle
+  // Idle time known to have been at another frequency (slack: waiting while
+  // lowered); the rest of the idle time is at idle_hz.
+  std::vector<std::pair<double, double>> idle_s_at_hz;  // (hz, seconds)
 };
 
 struct RunActivity {

@@ -3,6 +3,14 @@
 // wakes every poll period, and for each domain whose request changed and whose
 // last change is at least `min_dwell_s` old, applies the latest one. Requests
 // superseded within the dwell are never applied (rate limiting per domain).
+//
+// A raise is not held for the dwell: the dwell bounds how often a domain
+// changes, and a domain that goes down and straight back up spends at most
+// one dwell lowered before the next lowering may be applied, so transitions
+// stay bounded at one round trip per dwell. Holding a raise would keep work
+// that has just arrived slowed (slack's raise at a wake-up, a relay), which
+// costs time on the critical path — the one cost these policies must not pay.
+// apply_soon() wakes the thread for such a raise instead of its next poll.
 #pragma once
 
 #include <functional>
@@ -28,6 +36,7 @@ class RateLimitedApplier {
   void stop() noexcept;
   // One pass over the domains at time `now_ns` (the thread calls it; tests too).
   void flush_once(std::uint64_t now_ns);
+  void apply_soon() noexcept { thread_.poke(); }
   std::uint64_t failed_writes() const noexcept { return failed_.load(std::memory_order_relaxed); }
 
  private:

@@ -59,6 +59,10 @@ class SysfsFrequency : public FrequencyControl {
   bool changes_speed() const noexcept override { return true; }
   std::uint64_t applied_transitions(DomainId d) const noexcept override { return records_.applied(d); }
 
+  // A slack wake-up's raise: applied now, not at the applier's next poll.
+  void raise_now(DomainId) noexcept override {
+    if (applier_) applier_->apply_soon();
+  }
   void domain_level_changed(DomainId domain, Level level, double hz, std::uint64_t) noexcept override {
     if (records_.valid(domain)) records_.request(domain, level, hz);
   }

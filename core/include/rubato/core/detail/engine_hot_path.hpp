@@ -18,6 +18,10 @@ inline void bump(std::atomic<std::uint64_t>& c, std::uint64_t by = 1) noexcept {
 inline std::uint64_t get(const std::atomic<std::uint64_t>& c) noexcept { return c.load(std::memory_order_relaxed); }
 
 inline constexpr std::uint64_t kNoSegment = ~std::uint64_t{0};
+// Slot::wait_word: the time the worker began to wait, or kNotWaiting; slack's
+// sweeper sets kSlowedBit on it once it lowered the worker.
+inline constexpr std::uint64_t kSlowedBit = std::uint64_t{1} << 63;
+inline constexpr std::uint64_t kNotWaiting = kSlowedBit - 1;
 
 }  // namespace engine_detail
 
@@ -48,11 +52,20 @@ struct Engine::Slot {
   std::atomic<std::uint64_t> last_seen_ns{0};
   std::atomic<bool> seen{false};
   Domain* domain = nullptr;  // this worker's clock domain (fixed at construction)
+  std::atomic<std::uint64_t> wait_ns{0};          // closed waits (Engine::begin_wait .. end_wait)
+  std::atomic<std::uint64_t> wait_slowed_ns{0};   // ... the part after slack lowered the worker
+  std::atomic<std::uint64_t> slowed_wakeups{0};
+  std::atomic<std::uint64_t> raise_delay_ns{0};
+  std::atomic<std::uint64_t> guard_holds{0};
   // --- line 3: tempo state, changed by the owner and by other workers -------
   alignas(kCacheLine) std::atomic<Level> level{0};
   std::atomic<int> band{0};  // workload band: thresholds reached (seed 000 Fig. 5, w.S)
   std::atomic<std::uint64_t> level_changes{0};
   std::array<std::atomic<double>, kMaxThresholds> thld{};
+  // Waiting: the owner stores the start and clears it; the sweeper only sets
+  // kSlowedBit (a compare-exchange on the start it read), after storing when.
+  std::atomic<std::uint64_t> wait_word{engine_detail::kNotWaiting};
+  std::atomic<std::uint64_t> slowed_at_ns{0};
   // --- line 4: written by thieves -------------------------------------------
   alignas(kCacheLine) std::atomic<std::uint64_t> stolen_from{0};
 };
@@ -72,6 +85,7 @@ struct Engine::Domain {
 };
 
 inline Engine::Slot& Engine::slot(WorkerId w) const noexcept { return slots_[w]; }
+inline WorkerId Engine::id_of(const Slot& s) const noexcept { return static_cast<WorkerId>(&s - slots_.get()); }
 inline Engine::Slot* Engine::slot_of(WorkerId w) const noexcept { return valid(w) ? &slots_[w] : nullptr; }
 
 inline std::uint64_t Engine::now_ns() const noexcept {
@@ -120,6 +134,8 @@ inline void Engine::task_begin(WorkerId w, std::uint64_t now) noexcept {
 }
 
 inline void Engine::start_run(Slot& s, std::uint64_t now) noexcept {
+  if (s.wait_word.load(std::memory_order_relaxed) != engine_detail::kNotWaiting) [[unlikely]]
+    end_wait(s, now);  // work after a wait: raised at once if slack had lowered it
   s.run_start_ns = now;
   if (now >= s.next_sample_ns) [[unlikely]]
     sample_depth(s, now);
@@ -149,9 +165,12 @@ inline std::uint64_t Engine::account_run(WorkerId w, Slot& s, std::uint64_t star
   const Domain& dom = *s.domain;
   const std::uint64_t changed = dom.changed_ns.load(std::memory_order_acquire);
   const Level lv = dom.level.load(std::memory_order_relaxed);
-  const bool stretched = duration > 0 && changed > start && changed < now
-                            ? account_split_segment(w, s, start, changed, now, lv)
-                            : account_segment(w, s, duration, lv);
+  // A change that lands after `now` (a slack raise still under way) had not
+  // changed anything yet: the whole run was at the level before it.
+  const bool stretched = duration > 0 && changed > start
+                             ? changed < now ? account_split_segment(w, s, start, changed, now, lv)
+                                             : account_segment(w, s, duration, dom.level_before.load(std::memory_order_relaxed))
+                             : account_segment(w, s, duration, lv);
   // The emulator burnt its stretch after `now`: the worker is free only now.
   return stretched ? now_ns() : now;
 }
@@ -207,7 +226,20 @@ inline void Engine::run_end(WorkerId w) noexcept {
   if (!valid(w)) [[unlikely]]
     return drop();
   Slot& s = slot(w);
-  if (run_open(s)) close_run(w, s, now_ns());
+  if (run_open(s)) begin_wait(s, close_run(w, s, now_ns()));
+  else if (s.wait_word.load(std::memory_order_relaxed) == engine_detail::kNotWaiting) begin_wait(s, now_ns());
+}
+
+inline void Engine::begin_wait(Slot& s, std::uint64_t now) noexcept {
+  if (s.wait_word.load(std::memory_order_relaxed) == engine_detail::kNotWaiting)
+    s.wait_word.store(now & engine_detail::kNotWaiting, std::memory_order_relaxed);
+}
+
+inline void Engine::serial_begin(WorkerId w) noexcept {
+  if (!valid(w)) [[unlikely]]
+    return drop();
+  Slot& s = slot(w);
+  if (s.wait_word.load(std::memory_order_relaxed) != engine_detail::kNotWaiting) end_wait(s, now_ns());
 }
 
 inline bool Engine::account_segment(WorkerId w, Slot& s, std::uint64_t duration_ns, Level lv) noexcept {

@@ -165,7 +165,10 @@ class wait_scope {
   --t.scopes;
   frame_->waiting = was_waiting_;
   t.idle = false;  // the waiting task continues: the worker has work again
-  if (!resumes_segment_) return;
+  if (!resumes_segment_) {
+    t.engine->serial_begin(t.worker);  // a wait of the program's serial part: back to work
+    return;
+  }
   // Every task this thread pushed since the waiting task started was popped
   // here again: no child was stolen, so the wait had nothing to wait for and
   // ended when the last child's segment did: the resume continues the run.

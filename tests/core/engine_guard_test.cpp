@@ -1,0 +1,95 @@
+// issue 18 §2: the cost guard inside the engine: a slowing decision of the
+// tempo policy goes through only where the model predicts a saving.
+#include <catch2/catch.hpp>
+
+#include "engine_fixture.hpp"
+
+using namespace rubato;
+using namespace rubato::test;
+
+namespace {
+// hermes + guarded on 2.4 / 2.0 GHz; busy power per level and uncore given.
+EngineOptions guarded(std::vector<double> busy_w, double uncore_w, double beta) {
+  EngineOptions o = options_for(TempoPolicy::hermes, 2);
+  o.policy.guarded = true;
+  o.cost = CostModel{std::move(busy_w), uncore_w, beta};
+  return o;
+}
+
+void steal_once(Engine& e) {
+  e.worker_begin(0);
+  e.worker_begin(1);
+  e.task_begin(0);
+  e.push(0);
+  e.idle(1);
+  e.steal(1, 0);
+}
+}  // namespace
+
+TEST_CASE("Engine.Guard.HoldsAThiefWhereSlowingCostsEnergy", "[core][engine][guard]") {
+  // 10 W -> 8 W for 1.2x the time at beta 1, with 40 W of uncore over 2
+  // workers: (8 + 20) x 1.2 / 30 = 1.12 > 1. The thief keeps its tempo.
+  EngineFixture f(guarded({10, 8}, 40, 1.0));
+  steal_once(f.engine);
+  CHECK(f.engine.level(1) == 0);
+  CHECK(f.engine.immediacy().next(0) == 1);  // still the victim's thief: the relay works as before
+  CHECK(f.engine.worker_stats()[1].guard_holds == 1);
+}
+
+TEST_CASE("Engine.Guard.LetsAThiefSlowWhereItSaves", "[core][engine][guard]") {
+  // 10 W -> 5 W, no uncore, beta 1: 5 x 1.2 / 10 = 0.6 < 1. As hermes.
+  EngineFixture f(guarded({10, 5}, 0, 1.0));
+  steal_once(f.engine);
+  CHECK(f.engine.level(1) == 1);
+  CHECK(f.engine.worker_stats()[1].guard_holds == 0);
+  // The same decision at beta 0: slowing costs no time and saves power.
+  EngineFixture g(guarded({10, 8}, 40, 0.0));
+  steal_once(g.engine);
+  CHECK(g.engine.level(1) == 1);
+}
+
+TEST_CASE("Engine.Guard.UncoreShareComesFromTheActiveWorkers", "[core][engine][guard]") {
+  // 10 W -> 8 W, beta 1, 40 W uncore: pays only when the share is below
+  // 2 W... (8 + s) x 1.2 < 10 + s  <=>  s < 2: more than 20 active workers.
+  EngineOptions o = guarded({10, 8}, 40, 1.0);
+  o.policy.slack = true;  // the sweep counts the active workers
+  o.max_workers = 32;
+  EngineFixture f(o);
+  for (WorkerId w = 2; w < 32; ++w) {
+    f.engine.worker_begin(w);
+    f.engine.serial_begin(w);
+  }
+  steal_once(f.engine);  // 32 seen, none swept yet: the share is 40 / 32
+  CHECK(f.engine.level(1) == 1);
+  // 30 of them wait: 2 active, share 20 W: the next slowing is held.
+  for (WorkerId w = 2; w < 32; ++w) f.engine.run_end(w);
+  f.engine.slack_sweep(f.clock.now_ns());
+  f.engine.idle(0);  // the relay raises the thief back to the fastest level
+  REQUIRE(f.engine.level(1) == 0);
+  f.engine.push(0);
+  f.engine.idle(1);
+  f.engine.steal(1, 0);
+  CHECK(f.engine.worker_stats()[1].guard_holds >= 1);
+}
+
+TEST_CASE("Engine.Guard.PolicyNames", "[core][guard][policy]") {
+  std::string error;
+  const auto eco = parse_policy("eco", error);
+  REQUIRE(eco);
+  CHECK(eco->tempo == TempoPolicy::hermes);
+  CHECK(eco->guarded);
+  CHECK(eco->slack);
+  CHECK(eco->name() == "eco");
+  CHECK(parse_policy("hermes+guarded+slack", error)->name() == "eco");
+  const auto slack = parse_policy("slack", error);
+  REQUIRE(slack);
+  CHECK(slack->tempo == TempoPolicy::baseline);
+  CHECK(slack->name() == "slack");
+  CHECK(slack->changes_tempo());
+  CHECK(parse_policy("hermes+slack", error)->name() == "hermes+slack");
+  CHECK(parse_policy("workpath+slack+efs", error)->name() == "workpath+slack+efs");
+  CHECK(parse_policy("hermes+guarded", error)->name() == "hermes+guarded");
+  CHECK(parse_policy("eco+efs", error)->name() == "eco+efs");
+  CHECK_FALSE(parse_policy("eco+hermes", error));  // two tempo policies
+  CHECK_FALSE(parse_policy("baseline", error)->changes_tempo());
+}

@@ -1,0 +1,103 @@
+// slack and the cost guard in the simulator (issue 18): the same engine
+// policies, with the simulator's sweeper ticks and DVFS model.
+#include <catch2/catch.hpp>
+
+#include "sim_fixture.hpp"
+
+using namespace rubato;
+using namespace rubato::sim;
+using namespace rubato::sim::test;
+
+namespace {
+std::uint64_t sum(const std::vector<WorkerStats>& ws, std::uint64_t WorkerStats::*field) {
+  std::uint64_t n = 0;
+  for (const auto& w : ws) n += w.*field;
+  return n;
+}
+double slow_busy_ns(const SimResult& r, double slow_hz) {
+  double ns = 0;
+  for (const auto& core : r.core_time)
+    for (const CoreTime& t : core)
+      if (t.hz == slow_hz) ns += static_cast<double>(t.busy_ns);
+  return ns;
+}
+}  // namespace
+
+TEST_CASE("Sim.Slack.WaitingWorkersSlowedAtNoTimeCost", "[sim][slack]") {
+  // No DVFS latency: a raise lands at once, so lowering waiting workers
+  // changes no task's timing, and their idle power falls (3 W -> 1 W).
+  Fib2Case base("baseline");
+  const SimResult b = base.run();
+  Fib2Case slack("slack");
+  slack.opt.engine.slack_dwell_ns = 2000;
+  const SimResult s = slack.run();
+  CHECK(s.makespan_ns == b.makespan_ns);
+  CHECK(s.energy_j < b.energy_j);
+  const auto ws = slack.sim->engine().worker_stats();
+  CHECK(sum(ws, &WorkerStats::wait_slowed_ns) > 0);
+  CHECK(sum(ws, &WorkerStats::slowed_wakeups) >= 1);
+  CHECK(slow_busy_ns(s, 1e9) == 0);  // no work ran slowed
+  for (const auto& w : base.sim->engine().worker_stats()) CHECK(w.wait_slowed_ns == 0);
+}
+
+TEST_CASE("Sim.Slack.ARaiseThatTakesTimeSlowsTheFirstWork", "[sim][slack]") {
+  // With a 1 us transition latency the raise at a wake-up lands 1 us into the
+  // stolen task, which runs at half speed until then: later than baseline.
+  Fib2Case base("baseline");
+  base.opt.profile.transition_latency_s = 1e-6;
+  const SimResult b = base.run();
+  Fib2Case slack("slack");
+  slack.opt.profile.transition_latency_s = 1e-6;
+  slack.opt.engine.slack_dwell_ns = 2000;
+  const SimResult s = slack.run();
+  CHECK(slow_busy_ns(s, 1e9) > 0);
+  CHECK(s.makespan_ns > b.makespan_ns);
+}
+
+TEST_CASE("Sim.Slack.DwellLongerThanEveryWaitChangesNothing", "[sim][slack]") {
+  Fib2Case base("baseline");
+  const SimResult b = base.run();
+  Fib2Case slack("slack");
+  slack.opt.engine.slack_dwell_ns = 1'000'000;  // 1 ms: longer than the whole run
+  const SimResult s = slack.run();
+  CHECK(s.makespan_ns == b.makespan_ns);
+  CHECK(s.energy_j == Approx(b.energy_j));
+  CHECK(sum(slack.sim->engine().worker_stats(), &WorkerStats::slowed_wakeups) == 0);
+}
+
+TEST_CASE("Sim.Guard.HoldsTheThiefWhereTheUncoreMakesSlowingCost", "[sim][guard]") {
+  // two_level_profile: 8 W at 2 GHz, 2 W at 1 GHz, uncore 10 W, beta 1. With
+  // 2 workers: (2 + 5) x 2 / (8 + 5) = 1.08: the guard holds the thief that
+  // hermes slows (Sim.Timeline.WorkpathTemposFollowTheSteal: 8 us at 1 GHz).
+  Fib2Case hermes("hermes");
+  const SimResult h = hermes.run();
+  CHECK(slow_busy_ns(h, 1e9) > 0);
+  Fib2Case guarded("hermes+guarded");
+  const SimResult g = guarded.run();
+  CHECK(slow_busy_ns(g, 1e9) == 0);
+  CHECK(g.makespan_ns <= h.makespan_ns);
+  CHECK(sum(guarded.sim->engine().worker_stats(), &WorkerStats::guard_holds) >= 1);
+  // Without the uncore: 2 x 2 / 8 = 0.5, slowing pays, the guard lets hermes be.
+  Fib2Case free_uncore("hermes+guarded");
+  free_uncore.opt.profile.uncore_w = 0;
+  hermes.opt.profile.uncore_w = 0;
+  const SimResult f = free_uncore.run();
+  const SimResult h0 = hermes.run();
+  CHECK(slow_busy_ns(f, 1e9) == slow_busy_ns(h0, 1e9));
+  CHECK(f.makespan_ns == h0.makespan_ns);
+}
+
+TEST_CASE("Sim.Slack.EcoOnAWiderDag", "[sim][slack][guard]") {
+  // fib(12) on 8 workers: eco runs, completes every task, and its waiting
+  // workers are lowered.
+  const MachineProfile p = two_level_profile(8);
+  const Program prog = program("fib:12:node=2us:leaf=20us", 2e9);
+  SimOptions o = options(p, 8, "eco");
+  o.engine.slack_dwell_ns = 5000;
+  Simulation s(o, prog);
+  const SimResult& r = s.run();
+  CHECK(r.tasks > 0);
+  const auto ws = s.engine().worker_stats();
+  CHECK(sum(ws, &WorkerStats::tasks_completed) == r.tasks);
+  CHECK(sum(ws, &WorkerStats::wait_slowed_ns) > 0);
+}
