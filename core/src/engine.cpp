@@ -101,6 +101,9 @@ void Engine::worker_begin(WorkerId w) noexcept {
   if (!s.seen.exchange(true, std::memory_order_relaxed)) {
     s.first_seen_ns.store(now, std::memory_order_relaxed);
     seen_workers_.fetch_add(1, std::memory_order_relaxed);
+    std::size_t end = seen_end_.load(std::memory_order_relaxed);
+    while (end < w + 1 && !seen_end_.compare_exchange_weak(end, w + 1, std::memory_order_acq_rel)) {
+    }
   }
   s.last_seen_ns.store(now, std::memory_order_relaxed);
   // The first worker of a domain makes the back-end apply the starting tempo
@@ -314,7 +317,8 @@ void Engine::end_wait(Slot& s, std::uint64_t now) noexcept {
 std::uint64_t Engine::slack_sweep(std::uint64_t now) noexcept {
   std::uint64_t next = kNever;
   int active = 0;
-  for (std::size_t i = 0; i < max_workers_; ++i) {
+  const std::size_t end = std::min<std::size_t>(max_workers_, seen_end_.load(std::memory_order_acquire));
+  for (std::size_t i = 0; i < end; ++i) {
     Slot& s = slots_[i];
     if (!s.seen.load(std::memory_order_relaxed)) continue;
     std::uint64_t word = s.wait_word.load(std::memory_order_acquire);

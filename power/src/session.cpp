@@ -326,16 +326,23 @@ bool LiveSession::start(std::string& why) {
 
 // slack lowers waiting workers, and the guard counts active ones, from a
 // thread of its own: a waiting worker runs no rubato code. With slack it
-// wakes every half dwell (a worker is lowered between one and one and a half
-// dwells into its wait); for the guard alone every 10 ms.
+// sleeps until the earliest known wait reaches the dwell, or a whole dwell
+// when no worker waits: a wait that begins meanwhile is seen at the next
+// wake-up, at most a dwell later, and lowered when it reaches the dwell. On
+// a machine whose cores are all busy each wake-up preempts a worker, so it
+// wakes as seldom as that allows. For the guard alone every 10 ms.
 void LiveSession::start_sweeper() {
   if (!engine_->sweeps()) return;
-  const double dwell_s = static_cast<double>(engine_->options().slack_dwell_ns) * 1e-9;
-  const double period_s = engine_->policy().slack ? dwell_s / 2 : 0.01;
+  const std::uint64_t dwell_ns = engine_->options().slack_dwell_ns;
+  const std::uint64_t idle_period_ns = engine_->policy().slack ? dwell_ns : 10'000'000;
   Engine* engine = engine_.get();
   const SteadyClock* clock = &clock_;
-  sweeper_.start(std::chrono::nanoseconds(static_cast<std::int64_t>(period_s * 1e9)),
-                 [engine, clock] { engine->slack_sweep(clock->now_ns()); });
+  sweeper_.start([engine, clock, idle_period_ns] {
+    const std::uint64_t now = clock->now_ns();
+    const std::uint64_t next = engine->slack_sweep(now);
+    const std::uint64_t wait_ns = next == Engine::kNever ? idle_period_ns : std::max<std::uint64_t>(next - now, 50'000);
+    return std::chrono::nanoseconds(static_cast<std::int64_t>(std::min(wait_ns, idle_period_ns)));
+  });
 }
 
 // RUBATO_UNCORE: pinned for real where the frequency back-end is real and the

@@ -139,8 +139,10 @@ struct Simulation::Impl final : TempoActuator {
   std::optional<efs::EfsController> efs;
   std::uint64_t control_ns = 0;
   std::uint64_t last_progress_ns = 0;  // a control step last saw a worker run or steal
-  // slack / guarded: the session's sweeper thread, ticking every half dwell
-  // (only the ticks that can find something to do are simulated).
+  // slack / guarded: the session's sweeper thread. It wakes when the earliest
+  // known wait reaches the dwell, and sees a new wait within a dwell, so it
+  // lowers each wait when it reaches the dwell: simulated as a tick at that
+  // instant (sweep_period_ns 1). The guard alone: every 10 ms.
   std::uint64_t sweep_period_ns = 0;
   std::uint64_t sweep_due_ns = Engine::kNever;
   std::uint32_t sweep_gen = 0;
@@ -183,7 +185,7 @@ Simulation::Impl::Impl(SimOptions o, const Program& p)
   for (SimDomain& d : domains) d.applied_hz = d.accepted_hz = d.wanted_hz = start_hz;
   meter = detail::CoreMeter(opt.workers, engine->ladder().frequencies_hz(), start_hz);
   contention_active = opt.contention && opt.contention->active();
-  sweep_period_ns = std::max<std::uint64_t>(1, engine->policy().slack ? engine->options().slack_dwell_ns / 2 : 10'000'000);
+  sweep_period_ns = engine->policy().slack ? 1 : 10'000'000;
 
   if (opt.engine.policy.efs) {
     const MachineProfile& pr = opt.profile;

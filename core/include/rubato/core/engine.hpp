@@ -241,6 +241,7 @@ class Engine {
   CostGuard guard_;
   std::atomic<int> active_workers_{0};  // not waiting, at the last sweep (0: no sweep yet)
   std::atomic<int> seen_workers_{0};
+  std::atomic<std::size_t> seen_end_{0};  // one past the highest worker seen: the sweep's range
   std::atomic<std::uint64_t> dropped_{0};
 };
 

@@ -19,16 +19,23 @@ class PeriodicThread {
   PeriodicThread& operator=(const PeriodicThread&) = delete;
 
   void start(std::chrono::nanoseconds period, std::function<void()> tick) {
+    start([period, tick = std::move(tick)] {
+      tick();
+      return period;
+    });
+  }
+  // `tick` returns how long to wait before the next tick.
+  void start(std::function<std::chrono::nanoseconds()> tick) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (thread_.joinable()) return;
     stopping_ = false;
-    thread_ = std::thread([this, period, tick = std::move(tick)] {
+    thread_ = std::thread([this, tick = std::move(tick)] {
       std::unique_lock<std::mutex> lk(mutex_);
       while (!stopping_) {
         lk.unlock();
-        tick();
+        const std::chrono::nanoseconds wait = tick();
         lk.lock();
-        wake_.wait_for(lk, period, [this] { return stopping_ || poked_; });
+        wake_.wait_for(lk, wait, [this] { return stopping_ || poked_; });
         poked_ = false;
       }
     });

@@ -19,10 +19,12 @@ namespace rubato {
 //    raise lands (one latency). Lowering only waits that already lasted ten
 //    latencies keeps that cost under a tenth of any wait slack acts on; waits
 //    shorter than a few transitions are never lowered.
-//  - at least 1 ms: the lowering comes from a sweeper thread that wakes every
-//    half dwell; waking more often than every 0.5 ms would itself cost a
-//    measurable share of a core (≈ 10 µs per wake-up, 2 % at 2 kHz), and
-//    today's latencies (tens of µs) give less than that anyway.
+//  - at least 1 ms: the lowering comes from a sweeper thread that wakes once
+//    a dwell while no worker waits (power/src/session.cpp); on a machine
+//    whose cores are all busy each wake-up preempts a worker (a context
+//    switch and its cache misses, several µs), and waking more often than
+//    every millisecond would cost a measurable share of a core. Today's
+//    latencies (tens of µs on older parts) would give less than that.
 inline constexpr double kSlackDwellLatencies = 10;
 inline constexpr double kSlackDwellFloorS = 1e-3;
 double slack_dwell_default_s(const MachineProfile* profile) noexcept;
