@@ -10,6 +10,11 @@ const std::vector<Command>& commands() {
        "rubato info [--json]", run_info},
       {"restore", "put cpufreq settings back from the state a killed rubato process left",
        "rubato restore [--state FILE]  (RUBATO_STATE_DIR, RUBATO_SYSFS_ROOT apply)", run_restore},
+      {"calibrate", "measure this machine's profile (RAPL + cpufreq), or with --beta a program's frequency sensitivity",
+       "rubato calibrate [--out FILE (calibrated-HOST.json)] [--cpus LIST] [--seconds S (5)] [--freqs LIST] "
+       "[--latency-repeats N (5)]; or rubato calibrate --beta [--out FILE] [--runs N (5)] [--freqs LIST] "
+       "[--timeout S] -- PROGRAM ARGS  (RUBATO_SYSFS_ROOT, RUBATO_STATE_DIR apply; needs root)",
+       run_calibrate},
       {"compare", "table of time, energy and EDP per workload x workers x policy, normalised to baseline",
        "rubato compare DIR|REPORT... [--skip N (2)] [--baseline POLICY (baseline)] [--json | --csv]", run_compare},
       {"run", "run a program under each policy, N trials each, with the tool attached; then compare",

@@ -25,5 +25,6 @@ int run_run(const std::vector<std::string>& args);
 int run_report(const std::vector<std::string>& args);
 int run_simulate(const std::vector<std::string>& args);
 int run_model(const std::vector<std::string>& args);
+int run_calibrate(const std::vector<std::string>& args);
 
 }  // namespace rubato::cli
