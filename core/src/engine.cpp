@@ -45,6 +45,8 @@ Engine::Engine(EngineOptions options, const Clock& clock, TempoActuator& actuato
       list_(options_.max_workers == 0 ? 1 : options_.max_workers) {
   for (Level l = 0; l < ladder_.levels() && l < kMaxLevels; ++l)
     stretched_at_level_[static_cast<std::size_t>(l)] = actuator_.stretches_at(ladder_.hz(l), ladder_.max_hz());
+  for (Level l = 0; l < ladder_.levels() && l < kMaxLevels; ++l)
+    stretches_any_ = stretches_any_ || stretched_at_level_[static_cast<std::size_t>(l)];
   if (options_.policy.guarded) {
     if (options_.cost.busy_w.size() != static_cast<std::size_t>(ladder_.levels()))
       throw std::invalid_argument("engine: the cost guard needs the busy power of each of the " +
@@ -284,7 +286,8 @@ Level Engine::guarded_target(WorkerId, Slot& s, Level from, Level to) noexcept {
   const int swept = active_workers_.load(std::memory_order_relaxed);
   const int active = swept > 0 ? swept : seen_workers_.load(std::memory_order_relaxed);
   const Level admitted = guard_.admit(from, to, active);
-  if (admitted != to) bump(s.guard_holds);
+  // Not only the owner's counter: a thief's steal can hold its victim's slowing.
+  if (admitted != to) s.guard_holds.fetch_add(1, std::memory_order_relaxed);
   return admitted;
 }
 
