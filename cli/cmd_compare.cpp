@@ -44,6 +44,10 @@ int run_compare(const std::vector<std::string>& argv) {
     ++unreadable;
   }
   const Comparison c = compare_runs(records, o.compare);
+  if (!c.refused.empty()) {
+    for (const auto& line : c.refused) std::fprintf(stderr, "rubato compare: %s\n", line.c_str());
+    return 1;
+  }
   if (o.json) {
     std::fputs(comparison_json(c).c_str(), stdout);
   } else if (o.csv) {

@@ -62,6 +62,10 @@ bool find_in_path(const std::string& program) {
 int run_report(const std::vector<std::string>& argv) {
   const ReportOptions o = setup(argv);
   const Comparison c = compare_runs(load_run_records(o.inputs), o.compare);
+  if (!c.refused.empty()) {
+    for (const auto& line : c.refused) std::fprintf(stderr, "rubato report: %s\n", line.c_str());
+    return 1;
+  }
   std::vector<Figure> figures = comparison_figures(c);
   for (std::size_t i = 0; i < o.traces.size(); ++i) {
     std::string error;

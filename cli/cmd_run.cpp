@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 #include <thread>
 
 #include "args.hpp"
@@ -14,6 +15,7 @@
 #include "compare_output.hpp"
 #include "file_io.hpp"
 #include "comparison.hpp"
+#include "launcher.hpp"
 #include "likwid_runner.hpp"
 #include "mix_runner.hpp"
 #include "process.hpp"
@@ -48,6 +50,7 @@ struct RunOptions {
   bool json = false, csv = false;
   std::vector<std::string> program;
   std::string mix;  // --mix "progA; progB": the programs run together, controlled by rubato itself
+  std::optional<Launcher> launcher;  // --launcher "mpirun -np 4": each trial is one launch through it
 };
 
 // The current time as strftime `format` says, in UTC or local time.
@@ -64,7 +67,7 @@ std::string now_as(const char* format, bool utc) {
 RunOptions setup(const std::vector<std::string>& argv) {
   Args a(argv, {"json", "csv"},
          {"policies", "trials", "skip", "workers", "out", "tool", "backend", "profile", "likwid", "likwid-command",
-          "timeout", "mix"});
+          "timeout", "mix", "launcher", "launcher-kind"});
   if (!a.positionals().empty())
     throw UsageError("unexpected argument '" + a.positionals().front() + "' (the program goes after --)");
   RunOptions o;
@@ -105,6 +108,18 @@ RunOptions setup(const std::vector<std::string>& argv) {
   o.json = a.flag("json");
   o.csv = a.flag("csv");
   if (o.json && o.csv) throw UsageError("--json and --csv exclude each other");
+  const std::string kind = a.value_or("launcher-kind", "");
+  std::optional<LauncherKind> forced;
+  if (!kind.empty() && !(forced = launcher_kind_from_name(kind)))
+    throw UsageError("--launcher-kind '" + kind + "': one of openmpi, mpich, slurm, inherit");
+  if (const auto launcher = a.value("launcher")) {
+    if (!o.mix.empty()) throw UsageError("--launcher starts one program on every rank; it does not go with --mix");
+    if (!o.likwid_group.empty())
+      throw UsageError("--likwid wraps one process; with --launcher, put likwid-perfctr (or likwid-mpirun) in the program");
+    o.launcher = make_launcher(*launcher, forced);
+  } else if (forced) {
+    throw UsageError("--launcher-kind goes with --launcher");
+  }
   return o;
 }
 
@@ -150,6 +165,17 @@ ChildResult run_mix_trial(const RunOptions& o, const RunSpec& run, const std::st
   m.report_path = (fs::path(dir) / "report.r0.json").string();
   m.timeout_s = o.timeout_s;
   return run_mix(m);
+}
+
+// One trial of one program: started directly, or through the launcher with
+// the tool's variables passed to every rank (and set in the launcher's own
+// environment as well, for ranks it starts locally).
+ChildResult launch_trial(const RunOptions& o, const std::vector<std::string>& command, const EnvOverrides& env,
+                         const std::string& dir) {
+  const std::vector<std::string> argv =
+      o.launcher ? launch_command(*o.launcher, rank_environment(env, read_process_environment()), command) : command;
+  return run_child(argv, env, (fs::path(dir) / "stdout.txt").string(), (fs::path(dir) / "stderr.txt").string(),
+                   o.timeout_s);
 }
 
 // The back-end the runs ask for. auto never emulates; an experiment on a
@@ -202,6 +228,17 @@ int run_run(const std::vector<std::string>& argv) {
   index.profile = o.profile;
   index.likwid_group = o.likwid_group;
   index.tool = tool.ompt_tool;
+  if (o.launcher) {
+    index.launcher = o.launcher->text;
+    index.launcher_kind = to_string(o.launcher->kind);
+    index.launcher_ranks = o.launcher->ranks.value_or(0);
+    std::fprintf(stderr, "rubato run: each trial launched by '%s' (%s: %s)\n", o.launcher->text.c_str(),
+                 to_string(o.launcher->kind), o.launcher->kind_why.c_str());
+    if (o.launcher->kind == LauncherKind::inherit)
+      std::fprintf(stderr, "rubato run: '%s' is no launcher rubato knows (Open MPI, MPICH/Hydra, Slurm): the tool's "
+                   "variables are only set in its environment; pass --launcher-kind if the ranks do not get them\n",
+                   o.launcher->argv.front().c_str());
+  }
   if (!write_index(index_path, index)) throw std::runtime_error("cannot write " + index_path.string());
 
   const std::vector<RunSpec> plan = interleaved_plan(o.policies, o.workers, o.trials);
@@ -218,6 +255,10 @@ int run_run(const std::vector<std::string>& argv) {
     fs::create_directories(out / dir, ec);
     std::vector<std::string> command = substitute_workers(o.program, run.workers);
     RunLabel label{run, index.workload, command_line(command), 0, ""};
+    if (o.launcher) {
+      label.launched = true;
+      label.expected_ranks = o.launcher->ranks.value_or(0);
+    }
     if (!o.likwid_group.empty()) {
       label.likwid_csv = (out / dir / "likwid.csv").string();
       command = likwid_wrap(o.likwid_command, o.likwid_group, run.workers, label.likwid_csv, command);
@@ -226,8 +267,8 @@ int run_run(const std::vector<std::string>& argv) {
     const ChildResult r =
         !o.mix.empty()
             ? run_mix_trial(o, run, (out / dir).string())
-            : run_child(command, run_environment(run, tool, report_pattern((out / dir).string())),
-                        (out / dir / "stdout.txt").string(), (out / dir / "stderr.txt").string(), o.timeout_s);
+            : launch_trial(o, command, run_environment(run, tool, report_pattern((out / dir).string(), o.launcher.has_value())),
+                           (out / dir).string());
     interrupted = r.interrupted;
     label.exit_status = r.started ? r.exit_status : 127;
     Harvest h = harvest_run(out.string(), dir, label);
@@ -248,7 +289,8 @@ int run_run(const std::vector<std::string>& argv) {
   progress.close();
 
   const Comparison c = compare_runs(load_run_records({out.string()}), {o.skip, "baseline"});
-  std::fputs((o.json ? comparison_json(c) : o.csv ? comparison_csv(c) : comparison_text(c)).c_str(), stdout);
+  for (const auto& line : c.refused) std::fprintf(stderr, "rubato run: %s\n", line.c_str());
+  if (c.refused.empty()) std::fputs((o.json ? comparison_json(c) : o.csv ? comparison_csv(c) : comparison_text(c)).c_str(), stdout);
   std::fflush(stdout);
   std::fprintf(stderr, "rubato run: results in %s (rubato compare %s; rubato report %s -o %s/report)\n",
                out.string().c_str(), out.string().c_str(), out.string().c_str(), out.string().c_str());

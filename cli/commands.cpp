@@ -22,7 +22,8 @@ const std::vector<Command>& commands() {
        "[--backend B] [--profile P] [--likwid GROUP] [--out DIR] [--tool librubato_ompt.so] [--timeout S] "
        "[--json | --csv] -- PROGRAM ARGS ('{workers}' in ARGS becomes the worker count); or --mix \"PROG ARGS; PROG ARGS; ...\" "
        "instead of -- PROGRAM: the programs run together, stopped / continued by efs and placed by affinity "
-       "(--policies baseline,efs,affinity)",
+       "(--policies baseline,efs,affinity); --launcher \"mpirun -np 4\" | \"srun -N 2 --ntasks-per-node=2\" "
+       "[--launcher-kind openmpi|mpich|slurm|inherit]: each trial one launch, a report per rank, merged per node",
        run_run},
       {"report", "figures (SVG, PNG) and one self-contained HTML page from results directories",
        "rubato report DIR... -o OUT [--skip N (2)] [--baseline POLICY] [--trace FILE]... [--no-png]", run_report},

@@ -124,6 +124,8 @@ WorkloadTable workload_table(const Comparison& c, const WorkloadResult& w) {
   const bool source_column = block_sources.size() > 1;
   WorkloadTable t;
   t.title = display_workload(w.workload) + " — " + workers_text(w.workers);
+  // Launched experiments say how many nodes and ranks each trial had.
+  if (!w.nodes.empty() && (*w.nodes.rbegin() > 1 || *w.ranks.rbegin() > 1)) t.title += " — " + nodes_ranks_text(w);
   t.header = {"policy", "n", "time [s]", "energy [J]"};
   if (source_column) t.header.push_back("energy source");
   for (std::string h : {std::string("EDP [J·s]"), std::string("energy saving %"), std::string("time loss %"),
@@ -257,6 +259,7 @@ std::string comparison_json(const Comparison& c) {
           tj["energy_j"] = t.energy_available ? json(t.energy_j) : json(nullptr);
           tj["energy_source"] = t.energy_source;
           tj["steals"] = t.steals;
+          tj["tasks"] = t.tasks;
           tj["transitions"] = t.transitions;
           tj["wait_s"] = t.wait_s;
           tj["wait_slowed_s"] = t.wait_slowed_s;
@@ -285,6 +288,7 @@ std::string comparison_json(const Comparison& c) {
                           {"time_loss_pct", ratio_json(p.time_loss_pct())},
                           {"normalise_note", p.normalise_note},
                           {"steals", summary_json(p.steals)},
+                          {"tasks", summary_json(p.tasks)},
                           {"transitions", summary_json(p.transitions)},
                           {"emulated_delay_s", summary_json(p.emulated_delay_s)},
                           {"wait_s", summary_json(p.wait_s)},
@@ -296,7 +300,11 @@ std::string comparison_json(const Comparison& c) {
                           {"profiles", p.profiles},
                           {"external", std::move(external)}});
     }
-    groups.push_back({{"workload", w.workload}, {"workers", w.workers}, {"policies", std::move(policies)}});
+    groups.push_back({{"workload", w.workload},
+                      {"workers", w.workers},
+                      {"nodes", std::vector<int>(w.nodes.begin(), w.nodes.end())},
+                      {"ranks", std::vector<int>(w.ranks.begin(), w.ranks.end())},
+                      {"policies", std::move(policies)}});
   }
   json failed = json::array();
   for (const auto& f : c.failed) {
@@ -306,7 +314,8 @@ std::string comparison_json(const Comparison& c) {
     failed.push_back(std::move(fj));
   }
   const json j{{"skip", c.skip},       {"baseline", c.baseline}, {"runs", c.runs},
-               {"groups", std::move(groups)}, {"failed", std::move(failed)}, {"notes", c.notes}};
+               {"groups", std::move(groups)}, {"failed", std::move(failed)}, {"notes", c.notes},
+               {"refused", c.refused}};
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 

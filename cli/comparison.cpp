@@ -30,10 +30,60 @@ void add_unique(std::vector<std::string>& v, const std::string& s) {
   if (!s.empty() && std::find(v.begin(), v.end(), s) == v.end()) v.push_back(s);
 }
 
+// Energy of a trial's ranks, node by node. Measured: the node's meter
+// (RAPL counts every package of the node, whichever rank reads it) as every
+// rank on it saw it, taken once: the largest reading, the longest window.
+// Modeled: the uncore belongs to the node, taken once (the longest rank's),
+// plus each rank's own cores. A modeled figure without its uncore part (a
+// report from before it was kept) can only be summed whole: its uncore then
+// counts once per rank, and `whole_per_rank` says so.
+class NodeEnergies {
+ public:
+  void add(const std::string& host, double joules, bool measured, std::optional<double> uncore) {
+    Node& n = nodes_[host];
+    ++n.ranks;
+    if (measured) {
+      n.measured = std::max(n.measured, joules);
+    } else if (uncore && *uncore >= 0 && *uncore <= joules) {
+      n.uncore = std::max(n.uncore, *uncore);
+      n.cores += joules - *uncore;
+    } else {
+      n.whole += joules;
+      n.whole_ranks += 1;
+    }
+  }
+  double total() const {
+    double j = 0;
+    for (const auto& [host, n] : nodes_) j += n.measured + n.uncore + n.cores + n.whole;
+    return j;
+  }
+  // Hosts where a modeled uncore was counted for more than one rank.
+  std::vector<std::string> whole_per_rank() const {
+    std::vector<std::string> out;
+    for (const auto& [host, n] : nodes_)
+      if (n.whole_ranks > 1 || (n.whole_ranks == 1 && n.uncore > 0)) out.push_back(host);
+    return out;
+  }
+  bool empty() const { return nodes_.empty(); }
+
+ private:
+  struct Node {
+    int ranks = 0;
+    double measured = 0, uncore = 0, cores = 0, whole = 0;
+    int whole_ranks = 0;
+  };
+  std::map<std::string, Node> nodes_;
+};
+
+std::optional<double> external_value(const Report& r, const char* key) {
+  const auto it = r.external.find(key);
+  if (it == r.external.end()) return std::nullopt;
+  return it->second;
+}
+
 // One trial's process reports (one per rank) into one result. Time is the
-// slowest rank's. Energy: per node, a measured figure is the node's meter as
-// every rank on it saw it (taken once: the largest reading), a modeled or
-// simulated figure covers the rank's own cores (summed); nodes are summed.
+// slowest rank's; energy once per node (NodeEnergies); steals, tasks and the
+// other counts summed over ranks.
 TrialResult merge_trial(const std::vector<const RunRecord*>& recs, std::vector<std::string>& notes) {
   TrialResult t;
   t.series = recs.front()->series;
@@ -44,35 +94,44 @@ TrialResult merge_trial(const std::vector<const RunRecord*>& recs, std::vector<s
   for (const RunRecord* r : recs) {
     t.files.push_back(r->file);
     hosts.insert(r->host);
-    if (r->rank) ranks.insert(*r->rank);
+    ranks.insert(r->rank.value_or(0));  // a process no launcher started is rank 0
     if (!r->ok()) {
       t.ok = false;
       if (t.failure.empty()) t.failure = r->error.empty() ? "failed" : r->error;
     }
   }
   t.hosts = static_cast<int>(hosts.size());
+  const std::string which = "trial " + std::to_string(t.trial) + " of " + recs.front()->policy;
   if (recs.size() > 1 && ranks.size() != recs.size())
-    notes.push_back("trial " + std::to_string(t.trial) + " of " + recs.front()->policy + " has " +
-                    std::to_string(recs.size()) + " reports without distinct MPI/Slurm ranks; merged as ranks");
+    notes.push_back(which + " has " + std::to_string(recs.size()) +
+                    " reports without distinct MPI/Slurm ranks; merged as ranks");
   if (!t.ok) return t;
 
   std::vector<std::string> sources;
   bool energy_everywhere = true;
-  std::map<std::string, double> node_energy;
+  NodeEnergies energy, modeled;  // the reports' energy; the model's figure kept beside a measured one
+  double modeled_uncore = 0;
+  std::map<std::string, double> uncore_by_host;
   for (const RunRecord* r : recs) {
     const Report& rep = *r->report;
     t.time_s = std::max(t.time_s, rep.wall_s);
     add_unique(sources, rep.energy.available ? rep.energy.source : std::string());
+    const auto uncore = external_value(rep, kModeledUncoreKey);
     if (!rep.energy.available) {
       energy_everywhere = false;
       if (t.energy_why_not.empty()) t.energy_why_not = rep.energy.why_not.empty() ? "not available" : rep.energy.why_not;
-    } else if (is_measured(rep.energy.source)) {
-      node_energy[rep.host] = std::max(node_energy[rep.host], rep.energy.joules);
     } else {
-      node_energy[rep.host] += rep.energy.joules;
+      const bool measured = is_measured(rep.energy.source);
+      // A modeled figure is the report's energy_modeled_j (same model, same run): its uncore part applies.
+      const auto model = external_value(rep, kModeledEnergyKey);
+      const bool split = !measured && model && std::fabs(*model - rep.energy.joules) <= 1e-9 * std::max(1.0, *model);
+      energy.add(rep.host, rep.energy.joules, measured, split ? uncore : std::nullopt);
     }
+    if (const auto model = external_value(rep, kModeledEnergyKey)) modeled.add(rep.host, *model, false, uncore);
+    if (uncore) uncore_by_host[rep.host] = std::max(uncore_by_host[rep.host], *uncore);
     for (const WorkerReport& w : rep.workers) {
       t.steals += w.steals;
+      t.tasks += w.tasks_completed;
       t.emulated_delay_s += w.emulated_delay_s;
       t.wait_s += w.wait_s;
       t.wait_slowed_s += w.wait_slowed_s;
@@ -82,14 +141,22 @@ TrialResult merge_trial(const std::vector<const RunRecord*>& recs, std::vector<s
       for (std::size_t l = 0; l < w.busy_s_at_level.size(); ++l) t.busy_s_at_level[l] += w.busy_s_at_level[l];
     }
     for (const DomainReport& d : rep.domains) t.transitions += d.transitions;
-    for (const auto& [k, v] : rep.external) t.external[k] += v;
+    for (const auto& [k, v] : rep.external)
+      if (k != kModeledEnergyKey && k != kModeledUncoreKey) t.external[k] += v;
     if (t.backend.empty()) t.backend = rep.backend;
     if (t.profile.empty()) t.profile = rep.profile;
   }
+  for (const auto& [host, j] : uncore_by_host) modeled_uncore += j;
+  if (!modeled.empty()) t.external[kModeledEnergyKey] = modeled.total();
+  if (!uncore_by_host.empty()) t.external[kModeledUncoreKey] = modeled_uncore;
   if (energy_everywhere && sources.size() == 1) {
     t.energy_available = true;
     t.energy_source = sources.front();
-    for (const auto& [host, j] : node_energy) t.energy_j += j;
+    t.energy_j = energy.total();
+    for (const std::string& host : energy.whole_per_rank())
+      notes.push_back(which + ": the modeled energy of the ranks on " + host +
+                      " is summed whole (their reports do not keep the uncore part apart): the uncore counts once "
+                      "per rank there");
   } else if (energy_everywhere) {
     t.energy_source = "mixed: " + join(sources, ", ");
     t.energy_why_not = "ranks report different energy sources (" + join(sources, ", ") + ")";
@@ -109,7 +176,7 @@ void summarize_policy(PolicyResult& p, std::vector<std::string>& notes, const st
     notes.push_back(where + ": no trial left to average (" + std::to_string(p.skipped) + " dropped by --skip, " +
                     std::to_string(p.failed) + " failed)");
   }
-  std::vector<double> time, energy, edp, steals, transitions, delay, wait, wait_slowed, wakeups, raise_delay;
+  std::vector<double> time, energy, edp, steals, tasks, transitions, delay, wait, wait_slowed, wakeups, raise_delay;
   std::vector<std::string> sources;
   std::size_t without_energy = 0;
   std::string why_not;
@@ -117,6 +184,7 @@ void summarize_policy(PolicyResult& p, std::vector<std::string>& notes, const st
   for (const TrialResult* t : used) {
     time.push_back(t->time_s);
     steals.push_back(static_cast<double>(t->steals));
+    tasks.push_back(static_cast<double>(t->tasks));
     transitions.push_back(static_cast<double>(t->transitions));
     delay.push_back(t->emulated_delay_s);
     wait.push_back(t->wait_s);
@@ -137,6 +205,7 @@ void summarize_policy(PolicyResult& p, std::vector<std::string>& notes, const st
   }
   p.time_s = summarize(time);
   p.steals = summarize(steals);
+  p.tasks = summarize(tasks);
   p.transitions = summarize(transitions);
   p.emulated_delay_s = summarize(delay);
   p.wait_s = summarize(wait);
@@ -269,9 +338,15 @@ Comparison compare_runs(const std::vector<RunRecord>& records, const CompareOpti
     const std::string where = workload + " [" + std::to_string(workers) + (workers == 1 ? " worker, " : " workers, ") +
                               policy + "]";
     if (merged_ranks)
-      c.notes.push_back(where + ": multi-rank trials merged (time = slowest rank, energy summed over nodes; "
-                        "a modeled figure counts its uncore part once per rank)");
+      c.notes.push_back(where + ": multi-rank trials merged (time = slowest rank; energy once per node: measured = "
+                        "the node's meter once, modeled = the node's uncore once + each rank's cores; steals and "
+                        "tasks summed)");
     summarize_policy(p, c.notes, where);
+    for (const TrialResult& t : p.trials)
+      if (t.ok) {
+        w.nodes.insert(t.hosts);
+        w.ranks.insert(t.ranks);
+      }
     w.policies.push_back(std::move(p));
   }
   for (auto& [key, w] : workloads) {
@@ -279,6 +354,20 @@ Comparison compare_runs(const std::vector<RunRecord>& records, const CompareOpti
       return std::make_pair(policy_rank(a.policy, options.baseline), a.policy) <
              std::make_pair(policy_rank(b.policy, options.baseline), b.policy);
     });
+    if (w.nodes.size() > 1) {
+      std::string counts;
+      for (const PolicyResult& p : w.policies) {
+        std::set<int> n;
+        for (const TrialResult& t : p.trials)
+          if (t.ok) n.insert(t.hosts);
+        std::string list;
+        for (int x : n) list += (list.empty() ? "" : "/") + std::to_string(x);
+        if (!list.empty()) counts += (counts.empty() ? "" : ", ") + p.policy + " " + list;
+      }
+      c.refused.push_back(w.workload + " [" + std::to_string(w.workers) + (w.workers == 1 ? " worker" : " workers") +
+                          "]: trials ran on different numbers of nodes (" + counts +
+                          "); not compared: compare the runs of each node count separately");
+    }
     const PolicyResult* base = w.find(options.baseline);
     for (PolicyResult& p : w.policies) {
       if (&p == base) continue;
@@ -288,6 +377,17 @@ Comparison compare_runs(const std::vector<RunRecord>& records, const CompareOpti
     c.workloads.push_back(std::move(w));
   }
   return c;
+}
+
+std::string nodes_ranks_text(const WorkloadResult& w) {
+  auto range = [](const std::set<int>& v, const char* one, const char* many) {
+    if (v.empty()) return std::string();
+    const std::string n = v.size() == 1 ? std::to_string(*v.begin())
+                                        : std::to_string(*v.begin()) + "-" + std::to_string(*v.rbegin());
+    return n + " " + (v.size() == 1 && *v.begin() == 1 ? one : many);
+  };
+  if (w.nodes.empty()) return "";
+  return range(w.nodes, "node", "nodes") + ", " + range(w.ranks, "rank", "ranks");
 }
 
 std::optional<double> contribution(const WorkloadResult& w, const std::string& policy, const std::string& reference,

@@ -1,6 +1,8 @@
 // The analysis behind `rubato compare` and `rubato report` (seed 000 §4.1):
 // runs grouped by workload x workers x policy; a trial's ranks merged (time of
-// the slowest rank, energy summed over nodes); the first `skip` trials of each
+// the slowest rank; energy once per node: a measured figure is the node's
+// meter, taken once, a modeled one the node's uncore once plus each rank's
+// cores; steals and tasks summed); the first `skip` trials of each
 // series dropped; failed trials kept and listed but never averaged; time,
 // energy and EDP as mean ± 95% CI, normalised to the baseline policy of the
 // same workload and worker count (energy saving %, time loss %, normalised EDP:
@@ -9,6 +11,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,13 +29,14 @@ struct TrialResult {
   std::string failure;      // why not ok
   bool skipped = false;     // among the first `skip` of its series
   int ranks = 1;
-  int hosts = 1;
+  int hosts = 1;            // nodes
   double time_s = 0;
   bool energy_available = false;
   double energy_j = 0;
   std::string energy_source;   // common to the ranks; "mixed: a, b" when not
   std::string energy_why_not;
   std::uint64_t steals = 0;
+  std::uint64_t tasks = 0;  // completed, summed over workers and ranks
   std::uint64_t transitions = 0;
   double emulated_delay_s = 0;
   // Waiting (issue 18 §1), summed over workers and ranks.
@@ -53,7 +57,7 @@ struct PolicyResult {
   Summary time_s, energy_j, edp;
   std::string energy_source;   // of the averaged trials; empty when energy is not averaged
   std::string energy_note;     // why energy is not averaged, or "" 
-  Summary steals, transitions, emulated_delay_s;
+  Summary steals, tasks, transitions, emulated_delay_s;
   Summary wait_s, wait_slowed_s, slowed_wakeups;
   Summary raise_delay_s;  // per slowed wake-up (trials without one left out)
   std::vector<double> level_share;   // mean share of busy time at each tempo level (0 = fastest)
@@ -72,6 +76,10 @@ struct PolicyResult {
 struct WorkloadResult {
   std::string workload;
   int workers = 0;
+  // Nodes and ranks per trial, over the trials of every policy that did not
+  // fail (the dropped first ones too; empty when none): several node counts
+  // make the group incomparable.
+  std::set<int> nodes, ranks;
   std::vector<PolicyResult> policies;  // baseline first, then workpath, workload, hermes, others by name
   const PolicyResult* find(const std::string& policy) const;
 };
@@ -91,6 +99,9 @@ struct Comparison {
   std::vector<WorkloadResult> workloads;
   std::vector<FailedRun> failed;
   std::vector<std::string> notes;  // merges, mixed sources, groups left empty by --skip
+  // Groups whose trials ran on different numbers of nodes, one line each:
+  // time and energy across node counts are not compared (compare exits 1).
+  std::vector<std::string> refused;
   std::size_t runs = 0;            // records read
 };
 
@@ -100,6 +111,15 @@ struct CompareOptions {
 };
 
 Comparison compare_runs(const std::vector<RunRecord>& records, const CompareOptions& options);
+
+// Where a report keeps the modeled energy's node part (the uncore over its wall
+// time) beside the whole modeled figure, in `external` (power/src/session.cpp):
+// the cores' part is the difference. Older reports lack it.
+inline constexpr const char* kModeledEnergyKey = "energy_modeled_j";
+inline constexpr const char* kModeledUncoreKey = "energy_modeled_uncore_j";
+
+// "1 node, 2 ranks"; "1-2 nodes" / "2-4 ranks" when they vary; "" when unknown.
+std::string nodes_ranks_text(const WorkloadResult& w);
 
 // Figs. 10-13 of seed 000: a policy's energy saving (or time loss) divided by
 // that of `reference` (hermes). Absent when either is unavailable or the

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "file_io.hpp"
 #include "likwid_csv.hpp"
@@ -17,7 +18,9 @@ std::string read_all(const fs::path& path) { return read_file(path.string()).val
 
 }  // namespace
 
-std::string report_pattern(const std::string& run_dir) { return (fs::path(run_dir) / "report.r%r.json").string(); }
+std::string report_pattern(const std::string& run_dir, bool launched) {
+  return (fs::path(run_dir) / (launched ? "report.r%r.%h.json" : "report.r%r.json")).string();
+}
 
 Harvest harvest_run(const std::string& base, const std::string& run_dir, const RunLabel& label) {
   Harvest h;
@@ -48,6 +51,9 @@ Harvest harvest_run(const std::string& base, const std::string& run_dir, const R
     }
   }
 
+  std::set<int> ranks;
+  std::set<std::string> hosts;
+  std::size_t read = 0;
   for (const fs::path& f : files) {
     h.reports.push_back(fs::relative(f, base, ec).string());
     std::string error;
@@ -56,6 +62,9 @@ Harvest harvest_run(const std::string& base, const std::string& run_dir, const R
       if (h.error.empty()) h.error = f.string() + ": " + error;
       continue;
     }
+    ++read;
+    ranks.insert(report->rank.value_or(0));
+    hosts.insert(report->host);
     report->exit_status = label.exit_status;
     report->trial = label.run.trial;
     report->workload = label.workload;
@@ -68,6 +77,26 @@ Harvest harvest_run(const std::string& base, const std::string& run_dir, const R
     for (const auto& w : h.warnings) report->notes.push_back(w);
     h.wall_s = std::max(h.wall_s, report->wall_s);
     if (!write_file_atomically(f.string(), to_json(*report)) && h.error.empty()) h.error = f.string() + ": cannot rewrite the report";
+  }
+  h.ranks = static_cast<int>(ranks.size());
+  h.hosts = static_cast<int>(hosts.size());
+  // Launched ranks: every one must have written its own report.
+  if (label.launched && h.error.empty()) {
+    auto missing = [&](int n) {
+      std::string list;
+      for (int r = 0; r < n; ++r)
+        if (!ranks.count(r)) list += (list.empty() ? "" : ", ") + std::to_string(r);
+      return list;
+    };
+    const int want = label.expected_ranks;
+    if (read != ranks.size())
+      h.error = std::to_string(read) + " reports from " + std::to_string(ranks.size()) +
+                " distinct ranks (do the ranks see OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID?)";
+    else if (want > 0 && (h.ranks != want || *ranks.rbegin() != want - 1))
+      h.error = "reports from " + std::to_string(h.ranks) + " of " + std::to_string(want) + " ranks" +
+                (missing(want).empty() ? "" : " (none from rank " + missing(want) + ")");
+    else if (want == 0 && *ranks.rbegin() + 1 != h.ranks)
+      h.error = "no report from rank " + missing(*ranks.rbegin() + 1);
   }
   return h;
 }

@@ -10,8 +10,9 @@
 
 namespace rubato::cli {
 
-// The RUBATO_REPORT pattern of a run: <run dir>/report.r%r.json (%r: MPI rank, 0 without MPI).
-std::string report_pattern(const std::string& run_dir);
+// The RUBATO_REPORT pattern of a run: <run dir>/report.r%r.json (%r: MPI rank, 0 without MPI);
+// launched through an MPI / Slurm launcher: <run dir>/report.r%r.%h.json (ranks on several nodes).
+std::string report_pattern(const std::string& run_dir, bool launched = false);
 
 struct RunLabel {
   RunSpec run;
@@ -19,6 +20,8 @@ struct RunLabel {
   std::string command;   // as run
   int exit_status = 0;
   std::string likwid_csv;  // "" when not wrapped in likwid-perfctr
+  bool launched = false;   // started through --launcher: one report per rank, ranks distinct
+  int expected_ranks = 0;  // what the launcher line asked for (0: not known)
 };
 
 struct Harvest {
@@ -26,6 +29,8 @@ struct Harvest {
   std::string error;                 // "" when every report was read; else why not
   std::vector<std::string> warnings; // e.g. likwid output missing
   double wall_s = 0;                 // the slowest report's
+  int ranks = 0;                     // distinct ranks among the reports (a report without one is rank 0)
+  int hosts = 0;                     // distinct hosts among them
 };
 
 // `base`: the results directory; `run_dir`: the run's directory relative to it.

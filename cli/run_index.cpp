@@ -31,6 +31,9 @@ std::string index_to_json(const RunIndex& index) {
                {"profile", index.profile},
                {"likwid_group", index.likwid_group},
                {"tool", index.tool},
+               {"launcher", index.launcher},
+               {"launcher_kind", index.launcher_kind},
+               {"launcher_ranks", index.launcher_ranks},
                {"runs", std::move(runs)}};
   return j.dump(2, ' ', false, json::error_handler_t::replace);
 }
@@ -69,6 +72,9 @@ std::optional<RunIndex> index_from_json(std::string_view text, std::string& erro
     take(j, "profile", index.profile, "");
     take(j, "likwid_group", index.likwid_group, "");
     take(j, "tool", index.tool, "");
+    take(j, "launcher", index.launcher, "");
+    take(j, "launcher_kind", index.launcher_kind, "");
+    take(j, "launcher_ranks", index.launcher_ranks, "");
     field = "runs";
     const json runs = j.value("runs", json::array());
     if (!runs.is_array()) throw json::type_error::create(302, "runs is not an array", nullptr);

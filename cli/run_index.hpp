@@ -36,6 +36,12 @@ struct RunIndex {
   std::string profile;   // as requested
   std::string likwid_group;
   std::string tool;      // OMP_TOOL_LIBRARIES given to the program ("" = none found)
+  // --launcher: each trial was one launch through this command ("" = the program ran directly);
+  // the kind says how the tool's variables were passed (openmpi, mpich, slurm, inherit);
+  // ranks: what the launcher line asked for (0 = not known). Every rank's report is in its run's `reports`.
+  std::string launcher;
+  std::string launcher_kind;
+  int launcher_ranks = 0;
   std::vector<RunEntry> runs;
 };
 

@@ -15,6 +15,7 @@ packages=(
   g++                                               # the libomp-via-g++ attach test
   procps util-linux                                 # ps, taskset for tests
   jq                                                # e2e tests read reports
+  openmpi-bin libopenmpi-dev                        # rubato run --launcher tests, examples/mpi_openmp
   python3                                           # benchmarks/sim/*.py tables
   valgrind                                          # benchmarks/*/instructions_per_task.sh (callgrind)
   librsvg2-bin                                      # rsvg-convert: rubato report's PNG figures
