@@ -144,6 +144,7 @@ std::string to_json(const Report& r, bool pretty) {
   j["pid"] = r.pid;
   j["started_at"] = r.started_at;
   j["command"] = r.command;
+  if (!r.ended.empty()) j["ended"] = r.ended;
   if (!r.workload.empty()) j["workload"] = r.workload;
   if (r.trial) j["trial"] = *r.trial;
   j["runtime"] = r.runtime;
@@ -247,6 +248,7 @@ std::optional<Report> report_from_json(std::string_view text, std::string& error
   rd.get(j, "pid", r.pid, "");
   rd.get(j, "started_at", r.started_at, "");
   rd.get(j, "command", r.command, "");
+  rd.get(j, "ended", r.ended, "");  // optional: absent before issue 24
   rd.get(j, "workload", r.workload, "");
   if (j.contains("trial")) {
     int trial = 0;

@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include <chrono>
+#include <thread>
 #include <vector>
 
 #include "rubato/core/clock.hpp"
@@ -32,45 +33,68 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// One repetition: `segments` task segments on worker 0 of an engine whose
-// ladder is {hz}; the emulator burns after each (nothing when hz == max_hz).
-double run_segments(double hz, double max_hz, double beta, std::uint64_t iterations, int segments,
+// One repetition: `segments` task segments on each of `threads` workers of an
+// engine whose ladder is {hz}; the emulator burns after each (nothing when
+// hz == max_hz). Returns the repetition's wall time.
+double run_segments(double hz, double max_hz, double beta, std::uint64_t iterations, int segments, int threads,
                     std::vector<double>& segment_s, std::vector<double>& cpu_s) {
   SteadyClock clock;
   EmulatedFrequency emulator(beta, max_hz);
   EngineOptions o;
   o.policy.tempo = TempoPolicy::fixed;
   o.policy.fixed_hz = hz;
-  o.max_workers = 1;
+  o.max_workers = static_cast<std::size_t>(threads);
   Engine engine(o, clock, emulator);
   DomainPlan plan;
-  plan.cpus_of_domain = {{0}};
+  for (int t = 0; t < threads; ++t) plan.cpus_of_domain.push_back({t});
   plan.ladder = engine.ladder();
-  plan.max_workers = 1;
+  plan.max_workers = static_cast<std::size_t>(threads);
   std::string why;
   emulator.save(plan, why);
-  engine.worker_begin(0);
+  std::vector<std::vector<double>> segments_of(static_cast<std::size_t>(threads));
+  std::vector<double> cpu_of(static_cast<std::size_t>(threads), 0.0);
+  auto worker = [&](int t) {
+    const auto w = static_cast<WorkerId>(t);
+    engine.worker_begin(w);
+    const double cpu_start = thread_cpu_s();
+    for (int s = 0; s < segments; ++s) {
+      const auto t0 = std::chrono::steady_clock::now();
+      engine.task_begin(w);
+      cpu_bound(iterations);
+      engine.task_end(w);
+      segments_of[static_cast<std::size_t>(t)].push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    cpu_of[static_cast<std::size_t>(t)] = thread_cpu_s() - cpu_start;
+  };
   const auto start = std::chrono::steady_clock::now();
-  const double cpu_start = thread_cpu_s();
-  for (int s = 0; s < segments; ++s) {
-    const auto t0 = std::chrono::steady_clock::now();
-    engine.task_begin(0);
-    cpu_bound(iterations);
-    engine.task_end(0);
-    segment_s.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  if (threads <= 1) {
+    worker(0);
+  } else {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) pool.emplace_back(worker, t);
+    for (auto& th : pool) th.join();
   }
-  cpu_s.push_back(thread_cpu_s() - cpu_start);
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  double cpu = 0;
+  for (std::size_t t = 0; t < segments_of.size(); ++t) {
+    segment_s.insert(segment_s.end(), segments_of[t].begin(), segments_of[t].end());
+    cpu += cpu_of[t];
+  }
+  cpu_s.push_back(cpu);
+  return wall;
 }
 
 }  // namespace
 
 SlowdownMeasurement measure_emulated_slowdown(double hz, double max_hz, double beta, std::uint64_t iterations,
-                                              int segments, int repetitions) {
+                                              int segments, int repetitions, int threads) {
+  threads = std::max(1, threads);
   std::vector<double> reference, emulated, reference_segments, emulated_segments, reference_cpu, emulated_cpu;
   for (int r = 0; r < std::max(1, repetitions); ++r) {
-    reference.push_back(run_segments(max_hz, max_hz, beta, iterations, segments, reference_segments, reference_cpu));
-    emulated.push_back(run_segments(hz, max_hz, beta, iterations, segments, emulated_segments, emulated_cpu));
+    reference.push_back(
+        run_segments(max_hz, max_hz, beta, iterations, segments, threads, reference_segments, reference_cpu));
+    emulated.push_back(run_segments(hz, max_hz, beta, iterations, segments, threads, emulated_segments, emulated_cpu));
   }
   SlowdownMeasurement m;
   m.requested = 1.0 + beta * (max_hz / hz - 1.0);

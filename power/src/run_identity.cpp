@@ -9,6 +9,35 @@
 extern char** environ;
 
 namespace rubato {
+namespace {
+
+// /proc/self/cmdline, arguments joined by spaces.
+std::string read_command_line() {
+  std::string command;
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string arg;
+  while (std::getline(in, arg, '\0')) command += (command.empty() ? "" : " ") + arg;
+  return command;
+}
+
+// The command line as it was when this library was loaded (issue 24 §3): a
+// program may rewrite its argv in place later (one benchmark suite overwrites
+// the option letters it parsed with '*'), and /proc/self/cmdline shows the
+// rewritten memory. Loaded with the program (LD_PRELOAD, a linked front-end)
+// this is before main; loaded by libomp from OMP_TOOL_LIBRARIES it is the
+// program's first OpenMP construct, which may come after the rewrite: there is
+// no copy of the original left to read then (docs/ompt.md).
+const std::string g_command_at_load = [] {
+  try {
+    return read_command_line();
+  } catch (...) {
+    return std::string();
+  }
+}();
+
+}  // namespace
+
+const std::string& command_at_load() noexcept { return g_command_at_load; }
 
 Environment read_process_environment() {
   Environment env;
@@ -21,7 +50,7 @@ Environment read_process_environment() {
 }
 
 std::optional<int> rank_from_environment(const Environment& env) {
-  for (const char* key : {"PMI_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID"}) {
+  for (const char* key : {"PMI_RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID", "PMIX_RANK", "MV2_COMM_WORLD_RANK"}) {
     for (const auto& [name, value] : env) {
       if (name != key) continue;
       int rank = -1;
@@ -45,9 +74,8 @@ RunIdentity current_run_identity(const Environment& env) {
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &utc);
     id.started_at = buf;
   }
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::string arg;
-  while (std::getline(in, arg, '\0')) id.command += (id.command.empty() ? "" : " ") + arg;
+  // A forked child (no exec) runs the same command: what was read at load stands.
+  id.command = !g_command_at_load.empty() ? g_command_at_load : read_command_line();
   return id;
 }
 

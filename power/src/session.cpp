@@ -21,6 +21,7 @@
 #include "rubato/power/energy_meter.hpp"
 #include "rubato/power/power_model.hpp"
 #include "rubato/power/profile.hpp"
+#include "rubato/power/restore_guard.hpp"
 #include "rubato/power/periodic_thread.hpp"
 #include "rubato/power/run_identity.hpp"
 #include "rubato/power/slack_setup.hpp"
@@ -135,6 +136,14 @@ class LiveSession final : public Session {
   const Report& finish() noexcept override;
 
  private:
+  // The report at a termination signal (restore_guard.hpp), on the reporting
+  // thread: the session's finish, marked with the signal. It waits at most 2 s
+  // for a finish under way elsewhere (the signal handler waits 3 s for it).
+  static void finish_at_signal(void* self, int sig) noexcept;
+  void finish_locked(const char* ended) noexcept;  // finish_mutex_ held
+  void disarm_signal_report_once() noexcept {
+    if (signal_report_armed_.exchange(false)) disarm_signal_report();
+  }
   void pin(WorkerId w) noexcept {
     if (w >= layout_.cpu_of_worker.size()) return;
     if (pin_current_thread(layout_.cpu_of_worker[w]))
@@ -182,8 +191,9 @@ class LiveSession final : public Session {
   std::atomic<std::uint64_t> errors_{0};
   std::atomic<bool> pin_failure_noted_{false};
 
-  std::mutex finish_mutex_;
+  std::timed_mutex finish_mutex_;
   bool finished_ = false;
+  std::atomic<bool> signal_report_armed_{false};
   Report report_;
 };
 
@@ -321,6 +331,13 @@ bool LiveSession::start(std::string& why) {
     say("rubato: policy " + engine_->policy().name() + ", " + backend_note_ + ", profile " +
         (profile_ ? profile_->name : "(none)") + ", tempo " + shown_list(engine_->ladder().frequencies_hz()) +
         ", binding " + settings_.binding);
+  // The trace is named at start as the report is at the end (issue 24 §3):
+  // the OpenMP front-end records it to this path, the TBB front-ends record
+  // none (and say so).
+  if (!settings_.trace.empty() && info_.frontend == "ompt" && logs(LogLevel::info))
+    say("rubato: trace recorded to " + expand_path_pattern(settings_.trace, identity_.pid, identity_.host, identity_.rank));
+  // A run stopped by a signal still gets its report (issue 24 §3).
+  if (!settings_.report.empty()) signal_report_armed_.store(arm_signal_report(&LiveSession::finish_at_signal, this));
   return true;
 }
 
@@ -414,6 +431,9 @@ void LiveSession::fill_energy(Report& r, double wall_s) {
     }
     modeled = model.energy_j(activity);
     r.external["energy_modeled_j"] = *modeled;
+    // The node's part of it (the uncore over the run; the rest is this process's cores), kept
+    // apart so that merging ranks of one node counts it once (rubato compare).
+    r.external["energy_modeled_uncore_j"] = model.uncore_w(activity.uncore_hz) * std::max(0.0, wall_s);
   }
   if (meter_) {
     r.energy = meter_->stop();
@@ -455,11 +475,37 @@ void LiveSession::write_report(Report& r) {
 }
 
 const Report& LiveSession::finish() noexcept {
-  std::lock_guard<std::mutex> lock(finish_mutex_);
-  if (finished_ || !started_) return report_;
+  {
+    std::lock_guard<std::timed_mutex> lock(finish_mutex_);
+    finish_locked("exit");
+  }
+  disarm_signal_report_once();  // after the lock: a report under way at a signal may wait for it
+  return report_;
+}
+
+void LiveSession::finish_at_signal(void* self, int sig) noexcept {
+  auto* session = static_cast<LiveSession*>(self);
+  std::unique_lock<std::timed_mutex> lock(session->finish_mutex_, std::defer_lock);
+  try {
+    if (!lock.try_lock_for(std::chrono::seconds(2))) return;
+  } catch (...) {
+    return;
+  }
+  const char* name = signal_name(sig);
+  char ended[32];
+  if (name) std::snprintf(ended, sizeof ended, "signal %s", name);
+  else std::snprintf(ended, sizeof ended, "signal %d", sig);
+  session->finish_locked(ended);
+  lock.unlock();
+  session->disarm_signal_report_once();  // from the reporting thread: it ends on its own
+}
+
+void LiveSession::finish_locked(const char* ended) noexcept {
+  if (finished_ || !started_) return;
   finished_ = true;
   try {
     Report& r = report_;
+    r.ended = ended;
     sweeper_.stop();
     const double wall_s = static_cast<double>(clock_.now_ns() - start_ns_) * 1e-9;
     fill_from_engine(r, *engine_);
@@ -538,7 +584,6 @@ const Report& LiveSession::finish() noexcept {
   } catch (...) {
     say("rubato: finishing the session failed");
   }
-  return report_;
 }
 
 }  // namespace

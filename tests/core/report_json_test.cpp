@@ -78,3 +78,20 @@ TEST_CASE("Report.Path.Patterns", "[core][report]") {
   CHECK(expand_path_pattern("r-%r.json", 42, "n", std::nullopt) == "r-0.json");
   CHECK(expand_path_pattern("100%%-%x%", 1, "n", std::nullopt) == "100%-%x%");
 }
+
+// How the run ended (issue 24 §3): written when known, read back, optional.
+TEST_CASE("Report.Json.EndedRoundTripsAndIsOptional", "[core][report]") {
+  Report r;
+  r.ended = "signal SIGTERM";
+  std::string err;
+  auto back = report_from_json(to_json(r), err);
+  REQUIRE(back);
+  CHECK(back->ended == "signal SIGTERM");
+  r.ended.clear();  // a report of an older version has no "ended"
+  const std::string old = to_json(r);
+  CHECK(old.find("\"ended\"") == std::string::npos);
+  back = report_from_json(old, err);
+  REQUIRE(back);
+  CHECK(err.empty());
+  CHECK(back->ended.empty());
+}

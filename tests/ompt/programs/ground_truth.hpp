@@ -8,6 +8,15 @@
 //        { ground_truth::task_started(slot); ... }
 //        ground_truth::after_task(slot);
 //
+// Parts: an untied task may move to another thread at each task scheduling
+// point in it (creating a task, taskwait, taskyield). A program that calls
+// ground_truth::part(slot) after each one and ground_truth::finished(slot) at
+// the end of the body records every thread that ran part of the task and the
+// one that ran its end ("ran" and "end" lines), which the checker compares with
+// the trace's segments. Tasks are named by their creator and their order among
+// the tasks that thread created ("task" lines are written in creation order
+// per creator: slot order).
+//
 // Depth bound: right after a task construct returns on its creator c, every
 // task c created is in the tool's count of pushes, and every task whose body
 // started has been popped or stolen in the tool's count; a started task whose
@@ -40,6 +49,8 @@ struct Task {
   int creator_index = -1;
   std::atomic<long> starter_tid{0};
   std::atomic<int> starter_omp{-1};
+  std::atomic<unsigned long> ran[2] = {0, 0};  // bit i: thread index i ran part of it
+  std::atomic<long> finisher_tid{0};           // 0: the program did not record its end
 };
 
 struct Thread {
@@ -71,6 +82,15 @@ class Recorder {
     t.starter_tid.store(tid());
     t.starter_omp.store(omp_get_thread_num());
     threads_[t.creator_index].started.fetch_add(1);
+    part(slot);
+  }
+  void part(long slot) {
+    const int i = index();
+    tasks_[slot].ran[i / 64].fetch_or(1ul << (i % 64));
+  }
+  void finished(long slot) {
+    part(slot);
+    tasks_[slot].finisher_tid.store(tid());
   }
   void after_task(long slot) {
     const Task& t = tasks_[slot];
@@ -101,6 +121,14 @@ class Recorder {
     }
     for (int i = 0; i < threads_used_.load(); ++i)
       std::fprintf(f, "bound %ld %ld\n", threads_[i].tid.load(), threads_[i].bound.load());
+    for (long i = 0; i < next_.load(); ++i) {
+      const Task& t = tasks_[i];
+      if (t.finisher_tid.load() == 0) continue;
+      std::fprintf(f, "ran %ld", i);
+      for (int b = 0; b < kMaxThreads; ++b)
+        if (t.ran[b / 64].load() & (1ul << (b % 64))) std::fprintf(f, " %ld", threads_[b].tid.load());
+      std::fprintf(f, "\nend %ld %ld\n", i, t.finisher_tid.load());
+    }
     std::fclose(f);
   }
 
@@ -132,6 +160,8 @@ inline Recorder& recorder() {
 inline long before_task() { return recorder().before_task(); }
 inline void task_started(long slot) { recorder().task_started(slot); }
 inline void after_task(long slot) { recorder().after_task(slot); }
+inline void part(long slot) { recorder().part(slot); }
+inline void finished(long slot) { recorder().finished(slot); }
 inline void write() { recorder().write(); }
 
 // A few microseconds of arithmetic the compiler cannot remove.

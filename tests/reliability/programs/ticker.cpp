@@ -3,10 +3,13 @@
 // the tool while the program runs. After the first round it creates
 // "<stop-file>.started". Its one stdout line is deterministic.
 //
-//   ticker <fib-n> <stop-file> <max-seconds> [segv|abort|exit3]
+//   ticker <fib-n> <stop-file> <max-seconds> [segv|abort|exit3|handler]
 //
 // segv / abort: crash that way once stopped (a program that dies of a fault
-// signal with rubato attached); exit3: end with exit status 3.
+// signal with rubato attached); exit3: end with exit status 3; handler: the
+// program's own SIGTERM handler, installed before its first OpenMP construct,
+// ends it at once with _exit(7) (no atexit: a report can only come from
+// rubato's handler, which runs first).
 #include <omp.h>
 
 #include <chrono>
@@ -17,6 +20,7 @@
 #include <fstream>
 #include <string>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace {
 
@@ -30,6 +34,8 @@ long fib(int n) {
 #pragma omp taskwait
   return a + b;
 }
+
+void own_sigterm_handler(int) { ::_exit(7); }
 
 bool exists(const std::string& path) {
   struct stat st{};
@@ -47,6 +53,7 @@ int main(int argc, char** argv) {
   const std::string stop = argv[2];
   const double max_s = std::atof(argv[3]);
   const char* end = argc > 4 ? argv[4] : "";
+  if (std::strcmp(end, "handler") == 0) std::signal(SIGTERM, own_sigterm_handler);
   const auto t0 = std::chrono::steady_clock::now();
   long value = 0;
   bool announced = false;

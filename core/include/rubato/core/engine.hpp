@@ -230,6 +230,7 @@ class Engine {
   const SteadyClock* steady_clock_;  // clock_, when it is one: read without a virtual call
   TempoActuator& actuator_;
   std::array<bool, kMaxLevels> stretched_at_level_{};  // the actuator stretches segments at this level
+  bool stretches_any_ = false;  // at some level: start_run tells the actuator (run_started)
   bool workload_;  // options_.policy.workload(), read on every push and pop
   int k_;
   std::size_t max_workers_;

@@ -88,6 +88,13 @@ struct Report {
   std::int64_t pid = 0;
   std::string started_at;   // ISO 8601 UTC
   std::string command;      // the program's command line when known
+  // How the run ended (issue 24 §3): "exit" (the session finished normally:
+  // the program exited or its runtime shut down) or "signal SIGTERM" (the
+  // report was written when that signal arrived, before the program's own
+  // handler or the default action: the run may have been cut short). Empty
+  // in reports of older versions. An added optional field: no schema bump,
+  // older readers ignore it.
+  std::string ended;
   // Set by `rubato run`: what was measured as the user named it (program and
   // arguments before {workers} substitution) and the trial number (0-based)
   // within its series; `rubato compare` groups by the first and drops the

@@ -20,8 +20,9 @@ class TempoActuator {
   virtual void domain_level_changed(DomainId domain, Level level, double hz,
                                     std::uint64_t now_ns) noexcept = 0;
 
-  // Worker `w` ended a task segment of `duration_ns` while its domain ran at
-  // `hz` (of a fastest `max_hz`). Only called at the levels where
+  // Worker `w` ended a task segment of `duration_ns` (wall time; a segment
+  // split by a level change comes as two calls, one per part, back to back)
+  // while its domain ran at `hz` (of a fastest `max_hz`). Only called at the levels where
   // stretches_at(hz, max_hz) was true at engine construction: the emulator
   // stretches the segment here. Returns true when it kept the worker busy
   // after the segment's end (the worker's next segment starts later than this
@@ -30,6 +31,13 @@ class TempoActuator {
                            double /*max_hz*/) noexcept {
     return false;
   }
+  // Worker `w` opened a busy run (task_begin, or a segment_begin with no run
+  // open) on its own thread, while its domain is at a level where
+  // stretches_at was true at engine construction (never on a back-end that
+  // stretches nothing, nor at a level it does not stretch): the emulator
+  // reads the thread's CPU clock here, so that it stretches the CPU time a
+  // segment ran, not the wall time it took.
+  virtual void run_started(WorkerId /*w*/) noexcept {}
   // Whether segments at `hz` are stretched (the emulator: below the machine's
   // fastest frequency). False everywhere, the default: the engine never calls
   // segment_end, and chains segments without reading the clock.

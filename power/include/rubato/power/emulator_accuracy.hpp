@@ -20,7 +20,13 @@ struct SlowdownMeasurement {
 // multiply-adds each) through a real Engine whose actuator is the emulator,
 // once at f_max and once at `hz`, interleaved `repetitions` times. Each
 // segment is timed from task_begin to the return of task_end (work + burn).
+// `threads` > 1: that many threads, each a worker (its own clock domain)
+// running `segments` segments at once; a repetition's time is the wall time
+// until the last one ends, its CPU time the sum over threads. With more
+// threads than cores every thread is descheduled part of the time, which the
+// emulator must not stretch (issue 24 §2): "achieved_total" is then the
+// figure to watch, as segment times include waits for a core.
 SlowdownMeasurement measure_emulated_slowdown(double hz, double max_hz, double beta, std::uint64_t iterations,
-                                              int segments, int repetitions);
+                                              int segments, int repetitions, int threads = 1);
 
 }  // namespace rubato

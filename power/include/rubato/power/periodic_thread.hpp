@@ -1,7 +1,13 @@
 // A thread that calls `tick` every period until stopped: the sysfs applier,
 // slack's sweeper and the energy meters' wraparound polls. stop() wakes it at
-// once and joins; poke() makes it tick now.
+// once and joins; poke() makes it tick now. The thread starts with every
+// signal blocked: the program's signals go to the program's threads, and a
+// handler that waits for the session's report (restore_guard.hpp) never runs
+// on a thread the report has to stop.
 #pragma once
+
+#include <pthread.h>
+#include <signal.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -29,6 +35,15 @@ class PeriodicThread {
     std::lock_guard<std::mutex> lock(mutex_);
     if (thread_.joinable()) return;
     stopping_ = false;
+    struct BlockSignals {  // the new thread inherits the mask
+      sigset_t before;
+      BlockSignals() {
+        sigset_t all;
+        sigfillset(&all);
+        pthread_sigmask(SIG_BLOCK, &all, &before);
+      }
+      ~BlockSignals() { pthread_sigmask(SIG_SETMASK, &before, nullptr); }
+    } blocked;
     thread_ = std::thread([this, tick = std::move(tick)] {
       std::unique_lock<std::mutex> lk(mutex_);
       while (!stopping_) {

@@ -137,6 +137,12 @@ inline void Engine::start_run(Slot& s, std::uint64_t now) noexcept {
   if (s.wait_word.load(std::memory_order_relaxed) != engine_detail::kNotWaiting) [[unlikely]]
     end_wait(s, now);  // work after a wait: raised at once if slack had lowered it
   s.run_start_ns = now;
+  // The emulator marks the thread's CPU time at the start of a run that it
+  // will stretch; a back-end that stretches nothing costs one never-taken
+  // branch on a constant, and a level it does not stretch reads no clock.
+  if (stretches_any_) [[unlikely]]
+    if (stretched_at_level_[static_cast<std::size_t>(s.domain->level.load(std::memory_order_relaxed))])
+      actuator_.run_started(id_of(s));
   if (now >= s.next_sample_ns) [[unlikely]]
     sample_depth(s, now);
 }

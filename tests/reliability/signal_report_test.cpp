@@ -1,0 +1,125 @@
+// How a run ends, and what its report says (issue 24 §3; tests/RELIABILITY.md,
+// "How a run ends"): a program stopped by a termination signal still writes
+// its report, marked with the signal, before the program's own handler or the
+// default action; a crash writes none and says so; the report's command is the
+// line the program started with even when it rewrites its argv; the trace is
+// named at start.
+#include <signal.h>
+
+#include "fault_scene.hpp"
+#include "read_report.hpp"
+
+using namespace rubato;
+
+namespace {
+
+std::uint64_t tasks_completed(const Report& r) {
+  std::uint64_t n = 0;
+  for (const auto& w : r.workers) n += w.tasks_completed;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("Reliability.SignalReport.EachTerminationSignalWritesTheReport") {
+  // The stop requests, and the signals whose default action ends a program
+  // (the ticker leaves them at it).
+  const std::pair<int, const char*> signals[] = {
+      {SIGTERM, "SIGTERM"}, {SIGINT, "SIGINT"},   {SIGHUP, "SIGHUP"},   {SIGQUIT, "SIGQUIT"}, {SIGUSR1, "SIGUSR1"},
+      {SIGUSR2, "SIGUSR2"}, {SIGALRM, "SIGALRM"}, {SIGPIPE, "SIGPIPE"}, {SIGXCPU, "SIGXCPU"}};
+  for (const auto& [sig, name] : signals) {
+    test::TickerOnFakeTree scene;
+    auto& p = scene.start();
+    p.signal(sig);
+    const auto r = p.wait(30);
+    INFO(name << ": " << r.status() << "\n" << r.err);
+    CHECK(r.signal == sig);  // then the default action, as without rubato
+    CHECK(scene.restored());
+    CHECK_FALSE(scene.state_left());
+    const auto report = test::read_report(scene.report);
+    REQUIRE(report);
+    CHECK(report->ended == std::string("signal ") + name);
+    CHECK(report->backend == "sysfs");
+    CHECK(tasks_completed(*report) > 0);  // what rubato observed until then
+  }
+}
+
+TEST_CASE("Reliability.SignalReport.NormalEndSaysExit") {
+  test::TickerOnFakeTree scene;
+  scene.start();
+  const auto r = scene.stop(30);
+  INFO(r.status() << "\n" << r.err);
+  CHECK(r.ok());
+  const auto report = test::read_report(scene.report);
+  REQUIRE(report);
+  CHECK(report->ended == "exit");
+}
+
+TEST_CASE("Reliability.SignalReport.BeforeTheProgramsOwnHandler") {
+  // The ticker's own SIGTERM handler ends it with _exit(7): no atexit, so the
+  // report can only come from rubato's handler, which runs first and then
+  // hands the signal on.
+  test::TickerOnFakeTree scene;
+  auto& p = scene.start({.end = "handler"});
+  p.signal(SIGTERM);
+  const auto r = p.wait(30);
+  INFO(r.status() << "\n" << r.err);
+  CHECK((r.exited && r.exit_code == 7));
+  CHECK(scene.restored());
+  const auto report = test::read_report(scene.report);
+  REQUIRE(report);
+  CHECK(report->ended == "signal SIGTERM");
+}
+
+TEST_CASE("Reliability.SignalReport.CrashWritesNoReport") {
+  // A crash leaves the process in a state nothing can be trusted in (a
+  // corrupted heap makes abort() too): the machine is restored, no report is
+  // written, and one line says so.
+  for (const std::string end : {"segv", "abort"}) {
+    test::TickerOnFakeTree scene;
+    scene.start({.end = end});
+    const auto r = scene.stop(30);
+    INFO(end << ": " << r.status() << "\n" << r.err);
+    CHECK_FALSE(r.ok());
+    CHECK(scene.restored());
+    CHECK_FALSE(test::path_exists(scene.report));
+    CHECK(r.err.find("no report is written") != std::string::npos);
+  }
+}
+
+TEST_CASE("Reliability.RunIdentity.CommandReadBeforeArgvRewrite") {
+  // Loaded with the program (LD_PRELOAD), the tool reads the command line
+  // before main rewrites it. (From OMP_TOOL_LIBRARIES alone libomp loads it
+  // at the first OpenMP construct: docs/ompt.md says what the report shows then.)
+  test::TempDir tmp;
+  const std::string report = tmp.path() + "/report.json";
+  const auto r = test::run_program({test::kArgvRewrite, "-x", "abc", "-n", "5"},
+                                   {{"LD_PRELOAD", test::kOmptTool},
+                                    {"OMP_TOOL_LIBRARIES", test::kOmptTool},
+                                    {"OMP_NUM_THREADS", "2"},
+                                    {"RUBATO_BACKEND", "dry-run"},
+                                    {"RUBATO_REPORT", report}},
+                                   tmp.path() + "/run");
+  INFO(r.status() << "\n" << r.err);
+  CHECK(r.ok());
+  CHECK(r.out == "sum = 5000050000\n");
+  const auto rep = test::read_report(report);
+  REQUIRE(rep);
+  CHECK(rep->command == std::string(test::kArgvRewrite) + " -x abc -n 5");
+}
+
+TEST_CASE("Reliability.Logging.TraceNamedAtStart") {
+  // RUBATO_LOG=info names the trace file while the program runs, as it names
+  // the report at the end.
+  test::TickerOnFakeTree scene;
+  const std::string pattern = scene.tmp.path() + "/trace-%p.bin";
+  auto& p = scene.start({.env = {{"RUBATO_LOG", "info"}, {"RUBATO_TRACE", pattern}}, .backend = "dry-run"});
+  const std::string trace = scene.tmp.path() + "/trace-" + std::to_string(p.pid()) + ".bin";
+  const std::string early = p.err_so_far();
+  INFO(early);
+  CHECK(early.find("rubato: trace recorded to " + trace + "\n") != std::string::npos);
+  const auto r = scene.stop(30);
+  CHECK(r.ok());
+  CHECK(test::path_exists(trace));
+  CHECK(r.err.find("rubato: report written to " + scene.report + "\n") != std::string::npos);
+}
