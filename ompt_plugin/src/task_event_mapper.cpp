@@ -124,17 +124,89 @@ void TaskEventMapper::record_segment(ThreadState& ts, SegmentEnd how) noexcept {
 }
 
 inline void TaskEventMapper::push_frame(ThreadState& ts, TaskMark task) noexcept {
+  const Frame f{task.id(), ts.unpopped, kNotWaiting, task.has(TaskMark::kTimed), task.has(TaskMark::kUntied)};
   if (ts.depth < kMaxFrames) [[likely]]
-    ts.frames[ts.depth] = Frame{task.id(), ts.unpopped, kNotWaiting, task.has(TaskMark::kTimed)};
+    ts.frames[ts.depth] = f;
+  else if (ts.depth < ts.kept_frames() || grow_frames(ts))
+    ts.frame(ts.depth) = f;
   else
     frames_overflowed();
   ++ts.depth;
 }
 
+// A new depth beyond kMaxFrames + deep_capacity: twice the deep frames (the
+// first time, kMaxFrames of them). Only when nesting reaches a depth the
+// thread never had, so at most log2(depth / kMaxFrames) + 1 times.
+bool TaskEventMapper::grow_frames(ThreadState& ts) noexcept {
+  constexpr std::uint32_t kLimit = 1u << 26;  // 64 Mi frames (1.5 GiB): beyond, a runaway recursion
+  const std::uint32_t capacity = ts.deep_capacity == 0 ? static_cast<std::uint32_t>(kMaxFrames) : 2 * ts.deep_capacity;
+  if (capacity > kLimit || ts.depth != ts.kept_frames()) return false;
+  std::unique_ptr<Frame[]> bigger(new (std::nothrow) Frame[capacity]);
+  if (!bigger) return false;
+  if (ts.deep) std::copy_n(ts.deep.get(), ts.deep_capacity, bigger.get());
+  ts.deep = std::move(bigger);
+  ts.deep_capacity = capacity;
+  return true;
+}
+
 void TaskEventMapper::frames_overflowed() noexcept {
   if (!frames_overflowed_.exchange(true, std::memory_order_relaxed))
-    session_.note("ompt: tasks nested deeper than " + std::to_string(kMaxFrames) +
-                  " on one thread; idle detection and wait accounting are off beyond that depth");
+    session_.note("ompt: tasks nested too deep to keep (no memory for more frames) on one thread; idle detection "
+                  "and wait accounting are off beyond that depth");
+}
+
+// ---- untied tasks (docs/ompt.md, "Untied tasks") --------------------------------------------
+//
+// The part of an untied task that ends its body returns without a callback
+// when another part of the task has not returned yet (libomp's
+// td_untied_count: the task's completion is reported by the part that returns
+// last, possibly on another thread). Its frame is still on top of this
+// thread's stack when the thread's next callback names the task below it
+// (the one the part was run from): that part ended the task here. Every
+// untied frame above `named` is popped, its segment closed as completed on
+// this worker. Nothing happens when `named` is not below untied frames only.
+void TaskEventMapper::end_silent_parts(ThreadState& ts, std::uint64_t named) noexcept {
+  const Frame* top = ts.top();
+  if (!top || !top->untied || top->task == named || named == 0) return;
+  std::uint32_t d = ts.depth;
+  while (d > 0 && d <= ts.kept_frames() && ts.frame(d - 1).untied && ts.frame(d - 1).task != named) --d;
+  if (d == 0 || d > ts.kept_frames() || ts.frame(d - 1).task != named) return;
+  while (ts.depth > d) {
+    const std::uint64_t task = ts.top()->task;
+    if (ts.segment_task != task) {
+      // Its segment was not open (it ended while suspended, or was never
+      // timed): the completion still counts, on this worker.
+      close_segment(ts, SegmentEnd::suspended, false);
+      open_segment(ts, task, SegmentStart::resume);
+    }
+    close_segment(ts, SegmentEnd::completed, true);
+    --ts.depth;
+  }
+}
+
+bool TaskEventMapper::on_stack(ThreadState& ts, std::uint64_t task) noexcept {
+  const std::uint32_t kept = std::min(ts.depth, ts.kept_frames());
+  for (std::uint32_t i = kept; i > 0; --i)
+    if (ts.frame(i - 1).task == task) return true;
+  return false;
+}
+
+// task_schedule(T, switch, T) of an untied task T: libomp still has T as the
+// thread's task while a part re-queues it, so a part that re-queues T from a
+// part run nested (see below) names T twice, and so does the start of a part
+// run at once, nested, when the re-queue could not queue T (a serialized team,
+// final, a full deque). With T on top: a re-queue. Otherwise: a nested part.
+void TaskEventMapper::untied_self_switch(ThreadState& ts, TaskMark task) noexcept {
+  const Frame* top = ts.top();
+  if (top && top->task == task.id()) {
+    if (ts.segment_task == task.id()) close_segment(ts, SegmentEnd::requeued, false);
+    --ts.depth;
+    if (const Frame* back = ts.top(); back && back->wait != kNotWaiting) maybe_idle(ts, *back);
+    return;
+  }
+  close_segment(ts, SegmentEnd::suspended, false);  // the task it runs from
+  push_frame(ts, task);
+  if (task.has(TaskMark::kTimed)) open_segment(ts, task.id(), SegmentStart::resume);
 }
 
 // The task on top of the stack continues (after a child, a nested region, a wait).
@@ -215,11 +287,23 @@ void TaskEventMapper::task_schedule_general(ThreadState& ts, ompt_data_t* prior,
     return;
   }
 
+  const TaskMark pm = mark_of(prior);
+  const TaskMark nm = mark_of(next);
+  // Untied tasks: a part that ended silently below `prior`, a part re-queued
+  // or run nested, the completion of a task whose last part ran elsewhere.
+  if (pm.marked()) end_silent_parts(ts, pm.id());
+  if (pm.has(TaskMark::kUntied) && prior && next && pm.id() == nm.id() && !finishes(status))
+    return untied_self_switch(ts, pm);
+  if (finishes(status) && pm.has(TaskMark::kUntied) && pm.has(TaskMark::kStarted) && !on_stack(ts, pm.id())) {
+    // The part that returned last was an earlier one, on this thread (it
+    // re-queued the task, its frame left then): the task ended where its
+    // last part ran, and was counted there (end_silent_parts).
+    return;
+  }
+
   // 1. The prior task's segment ends. It either leaves this thread (finished,
   //    or an untied task part that re-queued the task and returns to the task
   //    below it) or stays suspended below `next`.
-  const TaskMark pm = mark_of(prior);
-  const TaskMark nm = mark_of(next);
   const Frame* below = ts.below_top();
   const bool leaves = finishes(status) || (below && nm.marked() && below->task == nm.id());
   if (ts.segment_task != 0 && ts.segment_task == pm.id()) {
@@ -307,6 +391,7 @@ void TaskEventMapper::sync_region_wait_general(ThreadState& ts, ompt_sync_region
   if (ts.worker == kNoWorker) return;
   const WaitKind wk = wait_kind(kind);
   const TaskMark m = mark_of(task);
+  if (m.marked()) end_silent_parts(ts, m.id());
   Frame* top = ts.top();
   if (top && top->task != m.id()) {
     inconsistent(ts, endpoint == ompt_scope_begin ? "sync_region_wait begin" : "sync_region_wait end");
@@ -359,6 +444,7 @@ void TaskEventMapper::implicit_task(ompt_data_t* thread, ompt_scope_endpoint_t e
   }
   if (w == kNoWorker) return;
   const TaskMark m = mark_of(task);
+  if (m.marked()) end_silent_parts(ts, m.id());
   if (ts.segment_task != 0 && ts.segment_task == m.id()) close_segment(ts, SegmentEnd::region_end, false);
   const Frame* top = ts.top();
   if (top && top->task != m.id()) inconsistent(ts, "implicit_task end");
@@ -391,8 +477,8 @@ void TaskEventMapper::finish() noexcept {
     if (ts.live) {
       if (tracing()) {
         const std::uint64_t now = trace_now();
-        for (std::uint32_t i = 0; i < std::min<std::uint32_t>(ts.depth, kMaxFrames); ++i) {
-          const Frame& f = ts.frames[i];
+        for (std::uint32_t i = 0; i < std::min(ts.depth, ts.kept_frames()); ++i) {
+          const Frame& f = ts.frame(i);
           if (f.wait != kNotWaiting && TaskMark::id_has_creator(f.task))
             record(ts, WaitRecord{f.task, ts.worker, f.wait, false, now});
         }

@@ -67,6 +67,10 @@ class TaskEventMapper {
   [[gnu::always_inline]] inline void close_segment(ThreadState& ts, SegmentEnd how, bool completed) noexcept;
   void record_segment(ThreadState& ts, SegmentEnd how) noexcept;
   void push_frame(ThreadState& ts, TaskMark task) noexcept;
+  [[gnu::cold, gnu::noinline]] static bool grow_frames(ThreadState& ts) noexcept;
+  void end_silent_parts(ThreadState& ts, std::uint64_t named) noexcept;
+  static bool on_stack(ThreadState& ts, std::uint64_t task) noexcept;
+  void untied_self_switch(ThreadState& ts, TaskMark task) noexcept;
   std::uint64_t next_seq(ThreadState& ts) noexcept;
   static bool all_children_ran_here(const ThreadState& ts, const Frame& task) noexcept;
   SegmentStart first_start(ThreadState& ts, ompt_data_t* task, TaskMark mark) noexcept;

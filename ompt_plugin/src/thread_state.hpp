@@ -32,8 +32,13 @@ struct Frame {
   std::int64_t base_unpopped = 0;
   WaitKind wait{};  // 0: not waiting
   bool timed = false;
+  // A part of an untied task (docs/ompt.md, "Untied tasks"): it may end
+  // without a callback, which the thread's next callback then reveals.
+  bool untied = false;
 };
 
+// Frames kept in the thread's state itself; the fast paths handle only these.
+// Deeper nesting goes through the general path, with frames in `deep`.
 inline constexpr std::size_t kMaxFrames = 256;
 
 struct alignas(kCacheLine) ThreadState {
@@ -46,16 +51,28 @@ struct alignas(kCacheLine) ThreadState {
   std::uint64_t segment_task = 0;  // TaskMark::id(); 0: no segment open
   SegmentStart segment_start = SegmentStart::inline_;  // only when tracing
   std::uint64_t segment_start_ns = 0;  // only when tracing
-  std::uint32_t depth = 0;             // tasks on the stack; frames beyond kMaxFrames are not kept
+  std::uint32_t depth = 0;             // tasks on the stack; frames beyond kept_frames() are not kept
   bool live = false;                   // a thread holds this worker index
   TraceBlockBuffer* trace = nullptr;   // null when not tracing
 
   alignas(kCacheLine) std::array<Frame, kMaxFrames> frames{};
+  // Frames kMaxFrames and beyond (recursive codes, tree searches): grown by
+  // doubling when a new depth needs it, so a thread allocates at most
+  // log2(depth / kMaxFrames) + 1 times in its life, never once per task.
+  std::unique_ptr<Frame[]> deep;
+  std::uint32_t deep_capacity = 0;
   std::unique_ptr<TraceBlockBuffer> trace_storage;
   SpinLock flush_lock;  // the owner and finalize may both flush
 
-  Frame* top() noexcept { return depth > 0 && depth <= kMaxFrames ? &frames[depth - 1] : nullptr; }
-  Frame* below_top() noexcept { return depth > 1 && depth <= kMaxFrames ? &frames[depth - 2] : nullptr; }
+  std::uint32_t kept_frames() const noexcept { return static_cast<std::uint32_t>(kMaxFrames) + deep_capacity; }
+  // Frame i from the bottom (i < kept_frames()).
+  Frame& frame(std::uint32_t i) noexcept { return i < kMaxFrames ? frames[i] : deep[i - kMaxFrames]; }
+  Frame* top() noexcept {
+    if (depth > 0 && depth <= kMaxFrames) [[likely]]
+      return &frames[depth - 1];
+    return depth > 0 && depth <= kept_frames() ? &frame(depth - 1) : nullptr;
+  }
+  Frame* below_top() noexcept { return depth > 1 && depth - 1 <= kept_frames() ? &frame(depth - 2) : nullptr; }
 };
 
 }  // namespace rubato::ompt

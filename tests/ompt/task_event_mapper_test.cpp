@@ -254,6 +254,92 @@ TEST_CASE("Ompt.Mapper.UntiedLaunchStubIsNotTheStart", "[ompt][mapper]") {
   CHECK(rig.session.errors == 0);
 }
 
+// libomp reports an untied task's completion from the part that returns
+// last (td_untied_count). Here worker 0's part re-queues the task and is
+// still returning when worker 1's part ends the body: worker 1 returns
+// silently, and worker 0 then reports the completion of a task whose frame it
+// no longer has. The completion is worker 1's, revealed by its next callback.
+TEST_CASE("Ompt.Mapper.UntiedLastPartEndsSilentlyElsewhere", "[ompt][mapper]") {
+  Rig rig;
+  ompt_data_t *i0 = nullptr, *i1 = nullptr;
+  ompt_data_t* m = rig.master(i0);
+  ompt_data_t* u = rig.create(m, i0, ompt_task_explicit | ompt_task_untied);
+  rig.mapper.sync_region_wait(m, ompt_sync_region_barrier_implicit, ompt_scope_begin, i0);
+  rig.mapper.task_schedule(m, i0, kSwitch, u);  // launch stub
+  rig.mapper.task_schedule(m, u, kSwitch, i0);  // re-queued
+  rig.mapper.task_schedule(m, i0, kSwitch, u);  // part 1 on worker 0: a pop
+  rig.mapper.task_schedule(m, u, kSwitch, i0);  // re-queued; the part has not returned yet
+  ompt_data_t* w = rig.worker_at_barrier(1, i1);
+  rig.mapper.task_schedule(w, i1, kSwitch, u);  // the last part, on worker 1; returns silently
+  rig.mapper.task_schedule(m, u, kComplete, i0);  // worker 0's part returns last
+  CHECK(rig.stats(0).tasks_completed == 0);       // not worker 0's: the body ended on worker 1
+  CHECK(rig.session.errors == 0);
+  rig.mapper.sync_region_wait(w, ompt_sync_region_barrier_implicit, ompt_scope_end, i1);  // worker 1's next callback
+  CHECK(rig.stats(1).tasks_completed == 1);
+  CHECK(rig.stats(0).pops == 1);
+  CHECK(rig.session.errors == 0);
+  // Worker 1's stack is back to its implicit task: the region ends cleanly.
+  rig.mapper.implicit_task(w, ompt_scope_end, i1, 1, ompt_task_implicit);
+  rig.mapper.sync_region_wait(m, ompt_sync_region_barrier_implicit, ompt_scope_end, i0);
+  rig.mapper.implicit_task(m, ompt_scope_end, i0, 0, ompt_task_implicit);
+  CHECK(rig.session.errors == 0);
+}
+
+// A re-queue that cannot queue the task (a serialized team, final, a full
+// deque) runs the next part at once, nested; libomp names the task twice
+// (task_schedule(T, switch, T)) both for that start and for the nested part's
+// own re-queue. Recorded from a one-thread team.
+TEST_CASE("Ompt.Mapper.UntiedPartsRunNestedWhenNotQueued", "[ompt][mapper]") {
+  Rig rig;
+  ompt_data_t* i0 = nullptr;
+  ompt_data_t* m = rig.master(i0);
+  ompt_data_t* u = rig.create(m, i0, ompt_task_explicit | ompt_task_untied | ompt_task_undeferred);
+  rig.mapper.task_schedule(m, i0, kSwitch, u);  // part 0 (the launch stub), undeferred
+  rig.mapper.task_schedule(m, u, kSwitch, i0);  // its re-queue
+  rig.mapper.task_schedule(m, u, kSwitch, u);   // not queued: part 1 runs nested
+  ompt_data_t* c = rig.create(m, u, ompt_task_explicit | ompt_task_undeferred);
+  rig.mapper.task_schedule(m, u, kSwitch, c);
+  rig.mapper.task_schedule(m, c, kComplete, u);
+  rig.mapper.task_schedule(m, u, kSwitch, u);  // part 1's re-queue
+  rig.mapper.task_schedule(m, u, kSwitch, u);  // part 2, nested
+  rig.mapper.sync_region_wait(m, ompt_sync_region_taskwait, ompt_scope_begin, u);
+  rig.mapper.sync_region_wait(m, ompt_sync_region_taskwait, ompt_scope_end, u);
+  rig.mapper.task_schedule(m, u, kSwitch, u);
+  rig.mapper.task_schedule(m, u, kSwitch, u);  // the last part
+  rig.mapper.task_schedule(m, u, kComplete, i0);  // the outermost part returns: complete
+  CHECK(rig.session.errors == 0);
+  CHECK(rig.stats(0).tasks_completed == 2);
+  rig.mapper.sync_region_wait(m, ompt_sync_region_barrier_implicit, ompt_scope_begin, i0);
+  rig.mapper.sync_region_wait(m, ompt_sync_region_barrier_implicit, ompt_scope_end, i0);
+  rig.mapper.implicit_task(m, ompt_scope_end, i0, 0, ompt_task_implicit);
+  CHECK(rig.session.errors == 0);
+}
+
+// Nesting deeper than the frames a thread state holds: kept in frames grown
+// on demand, so waits deep down are still seen (no note, no error).
+TEST_CASE("Ompt.Mapper.NestingDeeperThanTheInlineFrames", "[ompt][mapper]") {
+  Rig rig;
+  ompt_data_t* i0 = nullptr;
+  ompt_data_t* m = rig.master(i0);
+  constexpr int kDepth = 3 * static_cast<int>(kMaxFrames) + 7;
+  std::vector<ompt_data_t*> chain{i0};
+  for (int d = 0; d < kDepth; ++d) {
+    ompt_data_t* t = rig.create(m, chain.back());
+    rig.mapper.sync_region_wait(m, ompt_sync_region_taskwait, ompt_scope_begin, chain.back());
+    rig.mapper.task_schedule(m, chain.back(), kSwitch, t);
+    chain.push_back(t);
+  }
+  for (int d = kDepth; d > 0; --d) {
+    rig.mapper.task_schedule(m, chain[d], kComplete, chain[d - 1]);
+    rig.mapper.sync_region_wait(m, ompt_sync_region_taskwait, ompt_scope_end, chain[d - 1]);
+  }
+  CHECK(rig.stats(0).tasks_completed == static_cast<std::uint64_t>(kDepth));
+  CHECK(rig.stats(0).pops == static_cast<std::uint64_t>(kDepth));
+  CHECK(rig.session.errors == 0);
+  rig.mapper.finish();
+  CHECK(rig.session.notes.empty());
+}
+
 TEST_CASE("Ompt.Mapper.UndeferredAndThrottledTasks", "[ompt][mapper]") {
   Rig rig;
   ompt_data_t* i0 = nullptr;
