@@ -16,6 +16,7 @@ packages=(
   procps util-linux                                 # ps, taskset for tests
   jq                                                # e2e tests read reports
   openmpi-bin libopenmpi-dev                        # rubato run --launcher tests, examples/mpi_openmp
+  slurmd slurmctld slurm-client munge               # E2e.Launcher.SlurmSrunOnThisHost: a private Slurm on this host
   python3                                           # benchmarks/sim/*.py tables
   valgrind                                          # benchmarks/*/instructions_per_task.sh (callgrind)
   librsvg2-bin                                      # rsvg-convert: rubato report's PNG figures

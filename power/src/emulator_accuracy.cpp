@@ -1,6 +1,7 @@
 #include "rubato/power/emulator_accuracy.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <time.h>
 
 #include <chrono>
@@ -14,12 +15,13 @@
 namespace rubato {
 namespace {
 
-volatile std::uint64_t g_sink = 0;
+// Keeps the loop from being optimised away; written by every measuring thread.
+std::atomic<std::uint64_t> g_sink{0};
 
 void cpu_bound(std::uint64_t iterations) {
   std::uint64_t x = 88172645463325252ull;
   for (std::uint64_t i = 0; i < iterations; ++i) x = x * 6364136223846793005ull + 1442695040888963407ull;
-  g_sink = x;
+  g_sink.store(x, std::memory_order_relaxed);
 }
 
 double thread_cpu_s() {
