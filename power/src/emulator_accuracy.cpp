@@ -18,9 +18,15 @@ namespace {
 // Keeps the loop from being optimised away; written by every measuring thread.
 std::atomic<std::uint64_t> g_sink{0};
 
+// `iterations` dependent multiply-adds. The empty asm makes x opaque to the
+// optimiser at each step: without it clang folds runs of the recurrence into
+// fewer steps, or the whole loop away, and the "work" takes no time at all.
 void cpu_bound(std::uint64_t iterations) {
   std::uint64_t x = 88172645463325252ull;
-  for (std::uint64_t i = 0; i < iterations; ++i) x = x * 6364136223846793005ull + 1442695040888963407ull;
+  for (std::uint64_t i = 0; i < iterations; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    asm volatile("" : "+r"(x));
+  }
   g_sink.store(x, std::memory_order_relaxed);
 }
 
