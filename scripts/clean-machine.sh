@@ -83,7 +83,11 @@ case ${what[0]} in
     ;;
 esac
 
-# A private mount namespace: the mounts go away with it, whatever happens.
+# A private mount namespace: the mounts go away with it, whatever happens. The
+# commands start from an empty environment (env -i; the inner line sets HOME,
+# PATH, LANG), as on a new machine: nothing of this shell leaks in (a
+# RUBATO_CLEAN_ROOT left set made every program under rubato warn about an
+# unknown RUBATO_ variable, and the tests that read rubato's stderr failed).
 status=0
 unshare --mount --propagation private bash -c '
   set -e
@@ -94,7 +98,7 @@ unshare --mount --propagation private bash -c '
   mount -t tmpfs -o size=4g tmpfs "$root/dev/shm"
   mount -t tmpfs tmpfs "$root/run"
   mount -t tmpfs tmpfs "$root/tmp"
-  chroot "$root" /bin/bash -c "$inner"
+  chroot "$root" /usr/bin/env -i /bin/bash -c "$inner"
 ' clean-machine "$root" "$inner" || status=$?
 say "done: exit status $status"
 exit "$status"
