@@ -193,15 +193,25 @@ double loop_rate(int cpu, double seconds) {
     volatile std::uint64_t sink = 0;
     std::uint64_t x = 7, n = 0;
     compute_chunk(x, kChunk);  // warm
+    // Per second of the thread's CPU time, not of wall time: the loop's speed
+    // at the CPU's frequency, whatever share of the core a loaded machine gave
+    // it (a run preempted a third of the time looked like a frequency change
+    // and chose the timing loop on a machine whose speed never changes).
+    const auto cpu_s = [] {
+      timespec ts{};
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+      return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+    };
     const auto t0 = Clock::now();
-    double t = 0;
-    while ((t = since(t0)) < seconds) {
+    const double cpu0 = cpu_s();
+    while (since(t0) < seconds) {
       x = compute_chunk(x, kChunk);
       n += kChunk;
     }
+    const double ran = cpu_s() - cpu0;
     sink = x;
     (void)sink;
-    rate = static_cast<double>(n) / t;
+    rate = ran > 0 ? static_cast<double>(n) / ran : -1;
   });
   return rate;
 }

@@ -57,7 +57,8 @@ class LoadThreads {
 // `timeout_s` or when the write failed.
 double timed_transition(int cpu, const std::function<bool()>& write, double from_rate, double to_rate,
                         double timeout_s);
-// The timing loop's rate on `cpu` (iterations per second) over `seconds`.
+// The timing loop's rate on `cpu` over `seconds` of wall time, in iterations per
+// second of the thread's CPU time (immune to preemption, not to frequency).
 double loop_rate(int cpu, double seconds);
 
 }  // namespace rubato
