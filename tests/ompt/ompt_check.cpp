@@ -293,7 +293,9 @@ int run(const Options& o) {
     // report's busy_s_at_level must include it. The emulator stretches the CPU
     // time a segment ran (issue 24 §2), busy time is wall time: a thread
     // preempted during a slow segment (a loaded machine, a parallel test run)
-    // gets less than the wall-time figure, never more.
+    // gets less than the wall-time figure, never more. How much less depends
+    // on the load alone (under TSan beside a test run: 43 % of it), so the
+    // lower bound is the one above: some delay was added.
     const auto beta = report->parameters.find("beta");
     const auto& hz = report->frequencies_hz;
     if (beta != report->parameters.end() && std::stod(beta->second) == 1.0 && !hz.empty()) {
@@ -301,9 +303,9 @@ int run(const Options& o) {
       for (const rubato::WorkerReport& w : report->workers)
         for (std::size_t l = 1; l < w.busy_s_at_level.size() && l < hz.size(); ++l)
           expected += w.busy_s_at_level[l] * (1.0 - hz[l] / hz[0]);
-      if (delay > 1.01 * expected + 1e-6 || delay < 0.5 * expected)
+      if (delay > 1.01 * expected + 1e-6)
         fail("emulated delay " + std::to_string(delay) + " s is not the stretch of the slow busy time (expected at most " +
-             std::to_string(expected) + " s, at least half of it)");
+             std::to_string(expected) + " s)");
     }
   }
   if (o.expect_dry_run) {
