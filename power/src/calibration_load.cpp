@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "rubato/power/emulated_frequency.hpp"  // thread_cpu_ns
+
 namespace rubato {
 namespace {
 
@@ -197,18 +199,13 @@ double loop_rate(int cpu, double seconds) {
     // at the CPU's frequency, whatever share of the core a loaded machine gave
     // it (a run preempted a third of the time looked like a frequency change
     // and chose the timing loop on a machine whose speed never changes).
-    const auto cpu_s = [] {
-      timespec ts{};
-      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-      return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-    };
     const auto t0 = Clock::now();
-    const double cpu0 = cpu_s();
+    const std::uint64_t cpu0 = thread_cpu_ns();
     while (since(t0) < seconds) {
       x = compute_chunk(x, kChunk);
       n += kChunk;
     }
-    const double ran = cpu_s() - cpu0;
+    const double ran = static_cast<double>(thread_cpu_ns() - cpu0) * 1e-9;
     sink = x;
     (void)sink;
     rate = ran > 0 ? static_cast<double>(n) / ran : -1;
