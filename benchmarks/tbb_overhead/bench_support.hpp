@@ -61,6 +61,11 @@ class Args {
       values_.emplace_back(name.substr(2), argv[++i]);
     }
   }
+  std::string text(const std::string& name, const std::string& fallback) const {
+    for (const auto& [k, v] : values_)
+      if (k == name) return v;
+    return fallback;
+  }
   double number(const std::string& name, double fallback) const {
     for (const auto& [k, v] : values_)
       if (k == name) return std::stod(v);

@@ -13,14 +13,24 @@
 // under other load.
 //
 //   tbb_overhead [--runs 7] [--fib 30] [--tasks 400] [--task-ms 1] [--threads 0]
+//                [--preload /path/librubato_tbb_preload.so]
+//
+// --preload adds the preload's overhead on the unmodified program: each round
+// also runs plain oneTBB in two child processes of this program, one with the
+// preload in LD_PRELOAD and one without (the pair differs only in that); each
+// child warms up once and times one run of its own. Ratios are preload over
+// the child without it.
 //
 // rubato reads its usual RUBATO_* settings; the report is not written unless
 // RUBATO_REPORT is set.
+#include <unistd.h>
+
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/task_group.h>
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <memory>
 #include <optional>
@@ -127,11 +137,86 @@ void print(const char* name, const Series& s, double tasks) {
   }
 }
 
+// --- preload: plain oneTBB in child processes, with and without LD_PRELOAD ---
+
+// A child: one warm-up and one timed run of plain oneTBB; prints "wall cpu result".
+int run_child(const std::string& which, int n, int tasks, std::uint64_t steps) {
+  auto once = [&] {
+    return which == "fib" ? static_cast<std::uint64_t>(fib<tbb::task_group>(n)) : coarse<tbb::task_group>(tasks, steps);
+  };
+  once();
+  const double t0 = now_s(), c0 = cpu_s();
+  const std::uint64_t result = once();
+  const double wall = now_s() - t0, cpu = cpu_s() - c0;
+  std::printf("%.6f %.6f %llu\n", wall, cpu, static_cast<unsigned long long>(result));
+  return 0;
+}
+
+struct ChildRun {
+  double wall = 0, cpu = 0;
+  unsigned long long result = 0;
+};
+
+ChildRun spawn_child(const std::string& preload, const std::string& which, int n, int tasks, std::uint64_t steps,
+                     int threads) {
+  const std::string command = (preload.empty() ? std::string() : "LD_PRELOAD='" + preload + "' ") +
+                              "/proc/" + std::to_string(getpid()) + "/exe --child-" + which + " 1 --fib " +
+                              std::to_string(n) + " --tasks " + std::to_string(tasks) + " --steps " +
+                              std::to_string(steps) + " --threads " + std::to_string(threads);
+  std::FILE* p = popen(command.c_str(), "r");
+  if (!p) throw std::runtime_error("cannot start " + command);
+  ChildRun r;
+  const int got = std::fscanf(p, "%lf %lf %llu", &r.wall, &r.cpu, &r.result);
+  if (pclose(p) != 0 || got != 3) throw std::runtime_error("child failed: " + command);
+  return r;
+}
+
+void preload_overhead(const std::string& preload, const char* which, int runs, int n, int tasks, std::uint64_t steps,
+                      int threads, double per_run_tasks) {
+  std::vector<double> wall[2], cpu[2];  // 0: plain child, 1: with the preload
+  unsigned long long result[2] = {};
+  for (int round = 0; round < runs; ++round)
+    for (int k = 0; k < 2; ++k) {
+      const int v = (round + k) % 2;
+      const ChildRun r = spawn_child(v ? preload : std::string(), which, n, tasks, steps, threads);
+      wall[v].push_back(r.wall);
+      cpu[v].push_back(r.cpu);
+      if (round > 0 && r.result != result[v]) throw std::runtime_error("child results vary");
+      result[v] = r.result;
+    }
+  if (result[0] != result[1]) throw std::runtime_error(std::string(which) + ": results differ with the preload");
+  for (int v = 0; v < 2; ++v) {
+    std::printf("%-7s %-7s:", which, v ? "preload" : "child");
+    for (double t : wall[v]) std::printf(" %.4f", t);
+    std::printf("\n");
+  }
+  const double p = rubato::bench::median(wall[0]), w = rubato::bench::median(wall[1]);
+  const double pc = rubato::bench::median(cpu[0]), c = rubato::bench::median(cpu[1]);
+  std::printf("%-7s median preload %.4f s, ratio %.3f to plain oneTBB in a child (%.4f s) (paired %.3f); cpu %.4f s, "
+              "%+.0f ns per task (%.0f tasks)\n",
+              which, w, w / p, p, paired_ratio(wall[1], wall[0]), c, (c - pc) / per_run_tasks * 1e9, per_run_tasks);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A child of --preload (internal options).
+  if (argc > 1 && (!std::strcmp(argv[1], "--child-fib") || !std::strcmp(argv[1], "--child-coarse"))) {
+    try {
+      const rubato::bench::Args args(argc, argv, {"child-fib", "child-coarse", "fib", "tasks", "steps", "threads"});
+      const int threads = static_cast<int>(args.number("threads", 0));
+      std::optional<tbb::global_control> limit;
+      if (threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+      return run_child(argv[1] + 8, static_cast<int>(args.number("fib", 30)), static_cast<int>(args.number("tasks", 1)),
+                       static_cast<std::uint64_t>(args.number("steps", 1)));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "tbb_overhead child: %s\n", e.what());
+      return 2;
+    }
+  }
   try {
-    const rubato::bench::Args args(argc, argv, {"runs", "fib", "tasks", "task-ms", "threads"});
+    const rubato::bench::Args args(argc, argv, {"runs", "fib", "tasks", "task-ms", "threads", "preload"});
+    const std::string preload = args.text("preload", "");
     const int runs = static_cast<int>(args.number("runs", 7));
     const int n = static_cast<int>(args.number("fib", 30));
     const int tasks = static_cast<int>(args.number("tasks", 400));
@@ -170,6 +255,10 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "tbb_overhead: results differ between plain oneTBB and %s\n", kVariantName[v]);
         return 1;
       }
+    if (!preload.empty()) {
+      preload_overhead(preload, "fib", runs, n, tasks, steps, threads, fib_tasks(n));
+      preload_overhead(preload, "coarse", runs, n, tasks, steps, threads, tasks);
+    }
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "tbb_overhead: %s\n", e.what());

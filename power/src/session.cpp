@@ -153,6 +153,22 @@ class LiveSession final : public Session {
            " failed; it runs unbound");
   }
   bool logs(LogLevel at) const { return log_level(settings_.log) >= at; }
+
+  // HERMES's tempo decisions follow pushes and steals (seed 000 §3): a run
+  // that delivered none (a front-end that sees threads only, a program that
+  // spawned nothing) left the policy nothing to act on. Said, never hidden in
+  // a report with 0 level changes.
+  void note_nothing_to_act_on(Report& r) {
+    const PolicySpec& p = engine_->policy();
+    if (!p.workpath() && !p.workload()) return;
+    std::uint64_t events = 0;
+    for (const WorkerReport& w : r.workers) events += w.pushes + w.steals;
+    if (events > 0) return;
+    const std::string line = "policy " + p.name() + " had nothing to act on: no task events (pushes, steals) reached "
+                             "the engine from front-end " + info_.frontend;
+    r.notes.push_back(line);
+    if (logs(LogLevel::warn)) say("rubato: " + line);
+  }
   static int identity_pid() noexcept { return static_cast<int>(getpid()); }
   // Asked once per thread: worker_started runs again whenever a TBB thread re-enters its arena.
   static int current_tid() noexcept {
@@ -551,6 +567,7 @@ void LiveSession::finish_locked(const char* ended) noexcept {
       }
     }
     r.workers_requested = workers_seen;
+    note_nothing_to_act_on(r);
     if (controllers_) {  // let every parked worker go and put moved threads back first
       controllers_->stop();
       controllers_->fill_report(r);

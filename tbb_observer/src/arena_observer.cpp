@@ -15,6 +15,7 @@ void say(const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); 
 SessionInfo session_info(EventLevel level) {
   const std::string runtime = std::string("oneTBB ") + TBB_runtime_version();
   if (level == EventLevel::threads_only) return SessionInfo{"tbb-preload", runtime, false};
+  if (level == EventLevel::itt_tasks) return SessionInfo{"tbb-preload", runtime, true};
   return SessionInfo{"tbb", runtime, true};
 }
 
@@ -45,6 +46,9 @@ void ArenaObserver::start(const Environment& env, EventLevel level) noexcept {
       session_->note("steals are not observed in preload mode");
       session_->note("tbb-preload: a worker's busy time is its time inside the observed arena (no task events)");
     }
+    if (level == EventLevel::itt_tasks)
+      session_->note("tbb-preload: tasks seen through oneTBB's ITT notifications and its interposed spawn / enqueue / "
+                     "wait entry points; a worker is a thread, numbered as first seen");
     if (!session_->settings().trace.empty()) {
       say("rubato: RUBATO_TRACE is not supported by the TBB front-end; no trace is recorded");
       session_->note("tbb: RUBATO_TRACE is not supported by the TBB front-end; no trace was recorded");
@@ -68,7 +72,7 @@ void ArenaObserver::on_scheduler_entry(bool /*is_worker*/) {
   if (!fe) return;
   const WorkerId w = current_worker(*fe);
   if (w == kNoWorker) {
-    fe->outside_threads.fetch_add(1, std::memory_order_relaxed);
+    if (!fe->workers_are_threads) fe->outside_threads.fetch_add(1, std::memory_order_relaxed);  // else counted once
     return;
   }
   // Fires again each time the thread rejoins the arena: announcing it again
@@ -105,13 +109,27 @@ void ArenaObserver::add_notes() noexcept {
       session_->note("tbb: " + std::to_string(dropped) +
                      " spawned tasks were dropped unrun by cancelled groups (not completed; one dropped on another "
                      "worker than its spawner stays counted in the spawner's queue depth)");
+    const std::uint64_t unseen = frontend_->unseen_creations.load(std::memory_order_relaxed);
+    if (unseen > 0)
+      session_->note("tbb-preload: " + std::to_string(unseen) +
+                     " tasks started that no interposed entry point saw created (a task returned by the one before it "
+                     "for its thread to run next, oneTBB's task bypass): counted as created and popped by the thread "
+                     "that ran them");
+    const std::uint64_t deep = frontend_->deep_tasks.load(std::memory_order_relaxed);
+    if (deep > 0)
+      session_->note("tbb-preload: " + std::to_string(deep) +
+                     " tasks nested deeper than 256 on their thread were not observed (their creation was)");
     const std::uint64_t outside = frontend_->outside_threads.load(std::memory_order_relaxed);
     if (outside > 0)
       session_->note("tbb: " + std::to_string(outside) +
-                     " arena entries by threads in slots beyond RUBATO_MAX_WORKERS were not observed");
+                     " threads or arena entries beyond RUBATO_MAX_WORKERS were not observed");
   } catch (...) {
     session_->count_error();
   }
+}
+
+void ArenaObserver::note(const std::string& line) noexcept {
+  if (session_) session_->note(line);
 }
 
 const Report& ArenaObserver::finish() noexcept {

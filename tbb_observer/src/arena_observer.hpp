@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <mutex>
+#include <string>
 
 #include "concurrency_actuator.hpp"
 #include "frontend.hpp"
@@ -26,6 +27,8 @@ class ArenaObserver final : public ::tbb::task_scheduler_observer {
   ~ArenaObserver() override;
 
   bool active() const noexcept { return frontend_ != nullptr; }
+  // A line for the report's notes (nothing when inactive).
+  void note(const std::string& line) noexcept;
   const Report& finish() noexcept;
 
   void on_scheduler_entry(bool is_worker) override;

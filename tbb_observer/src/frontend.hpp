@@ -15,7 +15,8 @@ namespace rubato::tbb::detail {
 
 enum class EventLevel {
   tasks,          // linked observer + drop-ins: push / pop / steal / idle, a segment per task
-  threads_only,   // preload: arena entry / exit, a segment per stay in the arena
+  itt_tasks,      // preload: the same events from oneTBB's ITT notifications and interposed spawns
+  threads_only,   // preload without ITT: arena entry / exit, a segment per stay in the arena
 };
 
 struct Frontend {
@@ -25,6 +26,7 @@ struct Frontend {
         max_workers(s.engine().max_workers()),
         dynamic_binding(s.settings().binding == "dynamic"),
         level(lvl),
+        workers_are_threads(lvl == EventLevel::itt_tasks),
         in_arena(std::make_unique<std::atomic<bool>[]>(max_workers)) {}
 
   Session& session;
@@ -32,17 +34,29 @@ struct Frontend {
   std::size_t max_workers;
   bool dynamic_binding;
   EventLevel level;
+  // A worker is a thread (numbered in the order threads are first seen), not
+  // an arena slot: the preload's task events come from every arena, where
+  // slot numbers repeat. Within one arena a thread keeps its slot while it has
+  // tasks queued, so steals counted either way agree.
+  bool workers_are_threads;
+  std::atomic<WorkerId> next_thread_worker{0};
   // Set at activation; a thread's record belongs to the front-end of its generation.
   std::uint64_t generation = 0;
   // Rare events, counted for the report's notes (never on the per-task path).
   std::atomic<std::uint64_t> discarded{0};         // spawned tasks a cancelled group dropped
   std::atomic<std::uint64_t> outside_threads{0};   // thread entries beyond RUBATO_MAX_WORKERS
+  std::atomic<std::uint64_t> unseen_creations{0};  // preload: tasks started whose creation was not seen
+  std::atomic<std::uint64_t> deep_tasks{0};        // preload: tasks nested beyond the collector's frames
   // Per worker: its thread is inside the arena (set at entry, cleared at exit).
   std::unique_ptr<std::atomic<bool>[]> in_arena;
 };
 
 // The active front-end, or nullptr.
 inline std::atomic<Frontend*> g_active_frontend{nullptr};
+
+// Generation of the active front-end at EventLevel::itt_tasks; 0: none (the
+// drop-ins' counterpart is g_task_generation).
+inline std::atomic<std::uint64_t> g_itt_generation{0};
 
 inline Frontend* active_frontend() noexcept { return g_active_frontend.load(std::memory_order_acquire); }
 

@@ -25,9 +25,30 @@ inline ThreadRecord& record_for(Frontend& fe) noexcept {
   return t;
 }
 
-// The calling thread's slot in its arena (stable while it stays in the arena),
-// or kNoWorker outside any arena or beyond the engine's workers.
-inline WorkerId current_worker(const Frontend& fe) noexcept {
+// The calling thread's number under `fe` (Frontend::workers_are_threads):
+// given the first time the thread asks, kNoWorker beyond the engine's workers.
+struct ThreadNumber {
+  std::uint64_t generation = kNoGeneration;
+  WorkerId id = kNoWorker;
+};
+inline constinit thread_local ThreadNumber t_thread_number;
+
+inline WorkerId thread_number(Frontend& fe) noexcept {
+  ThreadNumber& n = t_thread_number;
+  if (n.generation != fe.generation) [[unlikely]] {
+    n.generation = fe.generation;
+    const WorkerId id = fe.next_thread_worker.fetch_add(1, std::memory_order_relaxed);
+    n.id = id < fe.max_workers ? id : kNoWorker;
+    if (n.id == kNoWorker) fe.outside_threads.fetch_add(1, std::memory_order_relaxed);
+  }
+  return n.id;
+}
+
+// The calling thread's worker: its slot in its arena (stable while it stays in
+// the arena), or kNoWorker outside any arena or beyond the engine's workers;
+// its thread number when workers are threads.
+inline WorkerId current_worker(Frontend& fe) noexcept {
+  if (fe.workers_are_threads) return thread_number(fe);
   const int slot = ::tbb::this_task_arena::current_thread_index();
   return slot >= 0 && static_cast<std::size_t>(slot) < fe.max_workers ? static_cast<WorkerId>(slot) : kNoWorker;
 }

@@ -1,6 +1,8 @@
-// Preload mode: an unmodified oneTBB program run with
-// LD_PRELOAD=librubato_tbb_preload.so writes a report that says steals are not
-// observed, with its threads' time in the arena; its output is unchanged.
+// Preload mode: unmodified oneTBB programs run with
+// LD_PRELOAD=librubato_tbb_preload.so. The task-level front-end (oneTBB's ITT
+// notifications + interposed spawns) must agree exactly with what the programs
+// record of their own tasks, leave their output unchanged, and fall back to
+// thread-level observation (saying why) when the notifications are taken.
 #include <catch2/catch.hpp>
 
 #ifdef RUBATO_TBB_PRELOAD_LIBRARY  // the preload library is not built with sanitizers
@@ -8,9 +10,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 
+#include "ground_truth.hpp"
 #include "rubato/core/report.hpp"
 
 namespace {
@@ -27,7 +31,86 @@ int run(const std::string& command) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+const std::string kPreload = "LD_PRELOAD=" RUBATO_TBB_PRELOAD_LIBRARY " RUBATO_BACKEND=dry-run RUBATO_LOG=error ";
+
+rubato::Report read_report(const std::string& path) {
+  const std::string text = read_file(path);
+  std::remove(path.c_str());
+  REQUIRE_FALSE(text.empty());
+  std::string error;
+  auto r = rubato::report_from_json(text, error);
+  INFO(error);
+  REQUIRE(r);
+  return *r;
+}
+
+// Totals over the workers (ground_truth.hpp), each busy only while alive.
+rubato::test::ReportTotals totals(const rubato::Report& r) {
+  for (const auto& w : r.workers) CHECK(w.busy_s <= w.alive_s + 1e-6);
+  return rubato::test::totals(r);
+}
+
+bool has_note(const rubato::Report& r, const std::string& start) {
+  for (const auto& n : r.notes)
+    if (n.rfind(start, 0) == 0) return true;
+  return false;
+}
+
+// name -> value from the ground-truth file ("tasks N" lines).
+std::map<std::string, long> read_truth(const std::string& path) {
+  std::map<std::string, long> out;
+  std::ifstream in(path);
+  std::string key;
+  long value = 0;
+  while (in >> key >> value) out[key] = value;
+  std::remove(path.c_str());
+  return out;
+}
+
 }  // namespace
+
+TEST_CASE("Tbb.Preload.TasksMatchTheProgramsOwnCount", "[tbb]") {
+  // task_group run / defer, in the implicit arena and in an explicit task_arena:
+  // every task is the program's own, so counts must agree exactly.
+  const std::string which = GENERATE(as<std::string>{}, "fib", "defer", "arena");
+  INFO(which);
+  const std::string program = std::string(RUBATO_TBB_GROUND_TRUTH_PROGRAM) + " " + which + " gt_truth.txt";
+  REQUIRE(run(program + " > gt_plain.txt") == 0);
+  std::remove("gt_truth.txt");
+  REQUIRE(run(kPreload + "RUBATO_REPORT=gt_report.json " + program + " > gt_preload.txt") == 0);
+  CHECK(read_file("gt_preload.txt") == read_file("gt_plain.txt"));
+  const auto truth = read_truth("gt_truth.txt");
+  const rubato::Report r = read_report("gt_report.json");
+  CHECK(r.frontend == "tbb-preload");
+  CHECK(r.steals_observed);
+  const auto t = totals(r);
+  REQUIRE(truth.at("tasks") > 0);
+  CHECK(truth.at("steals") == truth.at("slot_steals"));  // within one arena a thread keeps its slot
+  CHECK(t.pushes == static_cast<std::uint64_t>(truth.at("tasks")));
+  CHECK(t.completed == t.pushes);
+  CHECK(t.steals == static_cast<std::uint64_t>(truth.at("steals")));
+  CHECK(t.stolen_from == t.steals);
+  CHECK(t.pops + t.steals == t.pushes);
+  CHECK_FALSE(has_note(r, "tbb-preload: no task events"));
+}
+
+TEST_CASE("Tbb.Preload.AlgorithmsAndFlowGraph", "[tbb]") {
+  // Tasks made inside oneTBB's templates: the program cannot count them, but
+  // every one created must be completed, and each start is a pop or a steal.
+  const std::string which = GENERATE(as<std::string>{}, "parallel_for", "reduce", "invoke", "flow");
+  INFO(which);
+  const std::string program = std::string(RUBATO_TBB_GROUND_TRUTH_PROGRAM) + " " + which + " gt_truth2.txt";
+  REQUIRE(run(program + " > gt_plain2.txt") == 0);
+  REQUIRE(run(kPreload + "RUBATO_REPORT=gt_report2.json " + program + " > gt_preload2.txt") == 0);
+  std::remove("gt_truth2.txt");
+  CHECK(read_file("gt_preload2.txt") == read_file("gt_plain2.txt"));
+  const rubato::Report r = read_report("gt_report2.json");
+  const auto t = totals(r);
+  CHECK(t.pushes > 0);
+  CHECK(t.completed == t.pushes);
+  CHECK(t.pops + t.steals == t.pushes);
+  CHECK(t.stolen_from == t.steals);
+}
 
 TEST_CASE("Tbb.Preload.UnmodifiedProgram", "[tbb]") {
   const std::string report = "tbb_preload_test_report.json";
@@ -36,29 +119,52 @@ TEST_CASE("Tbb.Preload.UnmodifiedProgram", "[tbb]") {
   const std::string program = RUBATO_TBB_PLAIN_PROGRAM;
   REQUIRE(run(program + " > " + out) == 0);
   const std::string plain_output = read_file(out);
-  REQUIRE(run("LD_PRELOAD=" RUBATO_TBB_PRELOAD_LIBRARY " RUBATO_REPORT=" + report +
-              " RUBATO_BACKEND=dry-run RUBATO_LOG=error " + program + " > " + out) == 0);
+  REQUIRE(run(kPreload + "RUBATO_REPORT=" + report + " " + program + " > " + out) == 0);
   CHECK(read_file(out) == plain_output);
   std::remove(out.c_str());
-  const std::string text = read_file(report);
-  std::remove(report.c_str());
-  REQUIRE_FALSE(text.empty());
-  std::string error;
-  const auto r = rubato::report_from_json(text, error);
-  REQUIRE(r);
-  CHECK(r->frontend == "tbb-preload");
-  CHECK_FALSE(r->steals_observed);
-  bool says = false;
-  for (const auto& n : r->notes) says = says || n == "steals are not observed in preload mode";
-  CHECK(says);
-  REQUIRE_FALSE(r->workers.empty());
+  const rubato::Report r = read_report(report);
+  CHECK(r.frontend == "tbb-preload");
+  CHECK(r.steals_observed);
+  const auto t = totals(r);
+  CHECK(t.pushes >= 21890);  // fib(20)'s task_group tasks alone
+  CHECK(t.completed == t.pushes);
+}
+
+TEST_CASE("Tbb.Preload.AnotherCollectorMeansThreadsOnly", "[tbb]") {
+  // A profiler's ITT collector comes first: the preload says so and observes
+  // threads only; the program still runs unchanged.
+  const std::string report = "tbb_preload_other_itt.json";
+  const std::string program = RUBATO_TBB_PLAIN_PROGRAM;
+  REQUIRE(run(kPreload + "RUBATO_POLICY=hermes INTEL_LIBITTNOTIFY64=/nonexistent/libittnotify_collector.so RUBATO_REPORT=" + report + " " +
+              program + " > /dev/null 2> tbb_preload_other_itt.err") == 0);
+  const std::string err = read_file("tbb_preload_other_itt.err");
+  std::remove("tbb_preload_other_itt.err");
+  CHECK(err.find("rubato: tbb-preload observes threads only: INTEL_LIBITTNOTIFY64 names another ITT collector") !=
+        std::string::npos);
+  const rubato::Report r = read_report(report);
+  CHECK_FALSE(r.steals_observed);
+  CHECK(has_note(r, "steals are not observed in preload mode"));
+  CHECK(has_note(r, "tbb-preload: no task events: INTEL_LIBITTNOTIFY64 names another ITT collector"));
+  // HERMES had nothing to act on, and the report says so.
+  CHECK(has_note(r, "policy hermes had nothing to act on: no task events"));
+  const auto t = totals(r);
+  CHECK(t.pushes == 0);
   double busy = 0;
-  for (const auto& w : r->workers) {
-    CHECK(w.pushes == 0);
-    CHECK(w.steals == 0);
-    busy += w.busy_s;
-  }
+  for (const auto& w : r.workers) busy += w.busy_s;
   CHECK(busy > 0);
+}
+
+TEST_CASE("Tbb.Preload.DisabledLeavesOneTbbAlone", "[tbb]") {
+  const std::string report = "tbb_preload_disabled.json";
+  std::remove(report.c_str());
+  REQUIRE(run(kPreload + "RUBATO_ENABLE=0 TBB_VERSION=1 RUBATO_REPORT=" + report + " " RUBATO_TBB_PLAIN_PROGRAM
+              " > /dev/null 2> tbb_preload_disabled.err") == 0);
+  const std::string err = read_file("tbb_preload_disabled.err");
+  std::remove("tbb_preload_disabled.err");
+  CHECK(err.find("TOOLS SUPPORT\tdisabled") != std::string::npos);  // oneTBB's own banner: no collector loaded
+  std::FILE* f = std::fopen(report.c_str(), "r");
+  CHECK(f == nullptr);
+  if (f) std::fclose(f);
 }
 
 TEST_CASE("Tbb.Preload.ProcessesWithoutOneTbbAreLeftAlone", "[tbb]") {

@@ -178,7 +178,11 @@ inline std::uint64_t Engine::account_run(WorkerId w, Slot& s, std::uint64_t star
                                              : account_segment(w, s, duration, dom.level_before.load(std::memory_order_relaxed))
                              : account_segment(w, s, duration, lv);
   // The emulator burnt its stretch after `now`: the worker is free only now.
-  return stretched ? now_ns() : now;
+  const std::uint64_t end = stretched ? now_ns() : now;
+  // A worker is alive at least until its last run ended (alive_s >= busy_s even
+  // when no worker_end follows, e.g. a oneTBB worker still in its arena at exit).
+  if (end > engine_detail::get(s.last_seen_ns)) s.last_seen_ns.store(end, std::memory_order_relaxed);
+  return end;
 }
 
 // Chained segments: no clock read on the common path. The run's time is read

@@ -51,6 +51,84 @@ inline worker_index note_spawn_if_observing() noexcept {
 // A spawned task was destroyed without running (its group was cancelled).
 void note_discarded(worker_index spawner) noexcept;
 
+// One task on the thread that runs it, and one blocking wait: what the
+// drop-ins' scopes keep, and the preload's ITT front-end in its per-thread
+// frame stack (tbb_observer/src/itt_collector.cpp). Set by begin_running /
+// begin_waiting below, no member initializers (see task_scope).
+struct running_task {
+  task_frame frame;       // t.frame while the task runs
+  bool resumes_segment;   // started inside an open segment: its parent's resumes at its end
+};
+struct waiting_task {
+  task_frame* frame;      // of the waiting task
+  bool was_waiting;       // it was in a wait already (one the front-end did not see)
+  bool resumes_segment;
+};
+
+// `in_scope`: the thread is inside one of its scopes already.
+[[gnu::always_inline]] inline void begin_running(ThreadRecord& t, worker_index spawner, bool in_scope,
+                                                 running_task& r) noexcept {
+  ++t.scopes;
+  // A pop inside one of this thread's scopes follows its last segment end
+  // (see open_segment); the first scope of a thread back from the scheduler's
+  // loop, or a steal, does not.
+  bool follows_last_end = in_scope;
+  if (spawner == t.worker) [[likely]] {
+    t.engine->pop(t.worker, *t.slot);
+    --t.unpopped;
+  } else {
+    if (spawner != no_worker) t.engine->steal(t.worker, spawner);
+    follows_last_end = false;
+  }
+  t.idle = false;
+  // A task started inside a still-open segment: its parent runs it from a
+  // oneTBB wait the front-end did not see (e.g. a plain tbb::task_group::wait).
+  r.resumes_segment = t.segment_open;
+  if (r.resumes_segment) [[unlikely]] {
+    close_segment(t, false);
+    follows_last_end = true;  // the same instant
+  }
+  r.frame = task_frame{t.unpopped, t.frame, false};
+  t.frame = &r.frame;
+  open_segment(t, follows_last_end);
+}
+
+[[gnu::always_inline]] inline void end_running(ThreadRecord& t, running_task& r) noexcept {
+  --t.scopes;
+  if (t.segment_open) close_segment(t, true);
+  t.frame = r.frame.outer;
+  if (r.resumes_segment) [[unlikely]]
+    open_segment(t, true);  // the parent resumes at the child's end
+  else
+    maybe_idle(t);
+}
+
+[[gnu::always_inline]] inline void begin_waiting(ThreadRecord& t, waiting_task& w) noexcept {
+  ++t.scopes;
+  w.resumes_segment = t.segment_open;
+  if (w.resumes_segment) close_segment(t, false);
+  w.frame = t.frame;
+  w.was_waiting = w.frame->waiting;
+  w.frame->waiting = true;
+  maybe_idle(t);
+}
+
+[[gnu::always_inline]] inline void end_waiting(ThreadRecord& t, waiting_task& w) noexcept {
+  --t.scopes;
+  w.frame->waiting = w.was_waiting;
+  t.idle = false;  // the waiting task continues: the worker has work again
+  if (!w.resumes_segment) {
+    t.engine->serial_begin(t.worker);  // a wait of the program's serial part: back to work
+    return;
+  }
+  // Every task this thread pushed since the waiting task started was popped
+  // here again: no child was stolen, so the wait had nothing to wait for and
+  // ended when the last child's segment did: the resume continues the run.
+  // (oneTBB thieves take the oldest tasks first, so a pop of an older task here
+  // cannot hide a stolen child.) Otherwise the thread may have waited: a new run.
+  open_segment(t, all_children_ran_here(t, *w.frame));
+}
+
 // Around one spawned task's body, on the thread that runs it: pop or steal,
 // the task's time segment, idle detection when it ends.
 class task_scope {
@@ -72,15 +150,17 @@ class task_scope {
   task_scope& operator=(const task_scope&) = delete;
 
  private:
-  void begin(ThreadRecord& t, worker_index spawner, bool in_scope) noexcept;
+  void begin(ThreadRecord& t, worker_index spawner, bool in_scope) noexcept {
+    begin_running(t, spawner, in_scope, running_);
+    generation_ = t.generation;
+  }
   void begin_first(worker_index spawner) noexcept;  // out of line: the thread outside its scopes
-  void end(ThreadRecord& t) noexcept;
+  void end(ThreadRecord& t) noexcept { end_running(t, running_); }
 
   // Only generation_ is initialized here: the rest is set by begin (what is
   // zeroed needlessly costs a few instructions per task).
   std::uint64_t generation_ = kNoGeneration;  // nothing to undo
-  task_frame frame_;
-  bool resumes_segment_;
+  running_task running_;
 };
 
 // Around a blocking wait of the calling thread (task_group::wait, the inner
@@ -102,79 +182,15 @@ class wait_scope {
   wait_scope& operator=(const wait_scope&) = delete;
 
  private:
-  void begin(ThreadRecord& t) noexcept;
+  void begin(ThreadRecord& t) noexcept {
+    begin_waiting(t, waiting_);
+    generation_ = t.generation;
+  }
   void begin_first() noexcept;  // out of line, as task_scope's
-  void end(ThreadRecord& t) noexcept;
+  void end(ThreadRecord& t) noexcept { end_waiting(t, waiting_); }
 
   std::uint64_t generation_ = kNoGeneration;  // as task_scope's, the only member set here
-  task_frame* frame_;             // of the waiting task
-  bool was_waiting_;              // it was in a wait already (one the drop-ins did not see)
-  bool resumes_segment_;
+  waiting_task waiting_;
 };
-
-// `in_scope`: the thread is inside one of its scopes already.
-[[gnu::always_inline]] inline void task_scope::begin(ThreadRecord& t, worker_index spawner, bool in_scope) noexcept {
-  ++t.scopes;
-  // A pop inside one of this thread's scopes follows its last segment end
-  // (see open_segment); the first scope of a thread back from the scheduler's
-  // loop, or a steal, does not.
-  bool follows_last_end = in_scope;
-  if (spawner == t.worker) [[likely]] {
-    t.engine->pop(t.worker, *t.slot);
-    --t.unpopped;
-  } else {
-    if (spawner != no_worker) t.engine->steal(t.worker, spawner);
-    follows_last_end = false;
-  }
-  t.idle = false;
-  // A task started inside a still-open segment: its parent runs it from a
-  // oneTBB wait the drop-ins did not see (e.g. a plain tbb::task_group::wait).
-  resumes_segment_ = t.segment_open;
-  if (resumes_segment_) [[unlikely]] {
-    close_segment(t, false);
-    follows_last_end = true;  // the same instant
-  }
-  frame_ = task_frame{t.unpopped, t.frame, false};
-  t.frame = &frame_;
-  open_segment(t, follows_last_end);
-  generation_ = t.generation;
-}
-
-[[gnu::always_inline]] inline void task_scope::end(ThreadRecord& t) noexcept {
-  --t.scopes;
-  if (t.segment_open) close_segment(t, true);
-  t.frame = frame_.outer;
-  if (resumes_segment_) [[unlikely]]
-    open_segment(t, true);  // the parent resumes at the child's end
-  else
-    maybe_idle(t);
-}
-
-[[gnu::always_inline]] inline void wait_scope::begin(ThreadRecord& t) noexcept {
-  ++t.scopes;
-  resumes_segment_ = t.segment_open;
-  if (resumes_segment_) close_segment(t, false);
-  frame_ = t.frame;
-  was_waiting_ = frame_->waiting;
-  frame_->waiting = true;
-  maybe_idle(t);
-  generation_ = t.generation;
-}
-
-[[gnu::always_inline]] inline void wait_scope::end(ThreadRecord& t) noexcept {
-  --t.scopes;
-  frame_->waiting = was_waiting_;
-  t.idle = false;  // the waiting task continues: the worker has work again
-  if (!resumes_segment_) {
-    t.engine->serial_begin(t.worker);  // a wait of the program's serial part: back to work
-    return;
-  }
-  // Every task this thread pushed since the waiting task started was popped
-  // here again: no child was stolen, so the wait had nothing to wait for and
-  // ended when the last child's segment did: the resume continues the run.
-  // (oneTBB thieves take the oldest tasks first, so a pop of an older task here
-  // cannot hide a stolen child.) Otherwise the thread may have waited: a new run.
-  open_segment(t, all_children_ran_here(t, *frame_));
-}
 
 }  // namespace rubato::tbb::detail

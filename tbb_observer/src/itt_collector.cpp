@@ -1,0 +1,185 @@
+// The ITT collector half of the preload's task-level front-end. oneTBB, when
+// built with ITT (Debian's libtbb.so.12 is) and pointed at a collector by
+// INTEL_LIBITTNOTIFY64, reports every task its dispatch loop runs
+// (src/tbb/task_dispatcher.h, local_wait_for_all; itt_notify.h
+// ITT_CALLEE_ENTER / ITT_CALLEE_LEAVE):
+//
+//     __itt_stack_callee_enter(caller); __itt_sync_acquired(task);
+//     task->execute(ed)   (or task->cancel(ed) in a cancelled group)
+//     __itt_stack_callee_leave(caller);
+//
+// on the thread that runs it. The loader (tools_api/ittnotify_static.c,
+// __itt_init_ittlib) dlopen()s the collector and, for a library exporting
+// __itt_api_version, looks up each function of the groups named in
+// INTEL_ITTNOTIFY_GROUPS by name: this library exports the three above, so
+// every other ITT call of oneTBB stays a null pointer it skips.
+//
+// Per thread: a stack of the tasks it runs, nested as oneTBB's waits nest
+// them. A task's start is the sync_acquired that directly follows a
+// callee_enter (sync_acquired also reports mutexes and waits elsewhere in
+// oneTBB); its end is the matching callee_leave. Hot path: thread-local state
+// and the worker's engine slot only.
+#include <dlfcn.h>
+
+#include <oneapi/tbb/profiling.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <string>
+
+#include "itt_frontend.hpp"
+
+namespace rubato::tbb::detail {
+namespace {
+
+// Deeper nesting is not observed (counted): 256 frames are 10 KiB of TLS per thread.
+constexpr std::uint32_t kMaxFrames = 256;
+
+struct IttFrame {
+  std::uint64_t generation;  // of the front-end the task was begun under; kNoGeneration: none
+  running_task task;
+};
+
+struct IttThread {
+  std::uint32_t depth = 0;   // callee_enter minus callee_leave
+  bool expect_task = false;  // a callee_enter was the last ITT call
+  std::uint64_t enters = 0;
+  IttFrame frames[kMaxFrames];
+};
+
+constinit thread_local IttThread t_itt{};
+
+// What connect_itt_notifications sends through oneTBB, and whether it came back.
+char g_probe;
+std::atomic<bool> g_probe_seen{false};
+
+}  // namespace
+
+}  // namespace rubato::tbb::detail
+
+using rubato::tbb::detail::g_probe;
+using rubato::tbb::detail::g_probe_seen;
+using rubato::tbb::detail::t_itt;
+
+extern "C" {
+
+// Presence marks the collector as "version 1": functions are looked up by name.
+__attribute__((visibility("default"))) void __itt_api_version() {}
+
+__attribute__((visibility("default"))) void __itt_stack_callee_enter(void* /*caller*/) {
+  auto& s = t_itt;
+  ++s.enters;
+  if (s.depth < rubato::tbb::detail::kMaxFrames) s.frames[s.depth].generation = rubato::tbb::detail::kNoGeneration;
+  ++s.depth;
+  s.expect_task = true;
+}
+
+__attribute__((visibility("default"))) void __itt_sync_acquired(void* object) {
+  using namespace rubato::tbb::detail;
+  auto& s = t_itt;
+  if (!s.expect_task) {  // a lock or a wait, not a task start
+    if (object == &g_probe) [[unlikely]]
+      g_probe_seen.store(true, std::memory_order_relaxed);
+    return;
+  }
+  s.expect_task = false;
+  if (s.depth == 0 || s.depth > kMaxFrames) [[unlikely]] {
+    if (s.depth > kMaxFrames)
+      if (Frontend* fe = active_frontend()) fe->deep_tasks.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  ThreadRecord* t = itt_record();
+  if (!t) [[unlikely]]
+    return;
+  auto& task = *static_cast<::tbb::detail::d1::task*>(object);
+  worker_index creator = take_creator(task);
+  if (creator == no_worker) [[unlikely]] {
+    // Created where no interposed entry point saw it: a task returned by the
+    // one before it for this thread to run next (task bypass: it never entered
+    // a queue). Counted as created by this thread and popped (and in the notes).
+    t->frontend->unseen_creations.fetch_add(1, std::memory_order_relaxed);
+    creator = spawn_in_scope(*t);
+  }
+  IttFrame& f = s.frames[s.depth - 1];
+  begin_running(*t, creator, t->scopes > 0, f.task);
+  f.generation = t->generation;
+}
+
+__attribute__((visibility("default"))) void __itt_stack_callee_leave(void* /*caller*/) {
+  using namespace rubato::tbb::detail;
+  auto& s = t_itt;
+  s.expect_task = false;
+  if (s.depth == 0) [[unlikely]]
+    return;
+  const std::uint32_t d = s.depth--;
+  if (d > kMaxFrames) [[unlikely]]
+    return;
+  IttFrame& f = s.frames[d - 1];
+  if (f.generation != kNoGeneration && f.generation == g_itt_generation.load(std::memory_order_relaxed)) [[likely]]
+    end_running(t_record, f.task);
+}
+
+}  // extern "C"
+
+namespace rubato::tbb::detail {
+namespace {
+
+// Sets a variable for the time of the connection and puts the old value back.
+class ScopedVariable {
+ public:
+  ScopedVariable(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) {
+      had_ = true;
+      old_ = old;
+    }
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedVariable() {
+    if (had_) setenv(name_, old_.c_str(), 1);
+    else unsetenv(name_);
+  }
+  ScopedVariable(const ScopedVariable&) = delete;
+  ScopedVariable& operator=(const ScopedVariable&) = delete;
+
+ private:
+  const char* name_;
+  bool had_ = false;
+  std::string old_;
+};
+
+}  // namespace
+
+bool connect_itt_notifications(std::string& why) noexcept {
+  try {
+    Dl_info self{};
+    if (!dladdr(reinterpret_cast<const void*>(&__itt_stack_callee_enter), &self) || !self.dli_fname) {
+      why = "the preload library cannot find its own path (dladdr)";
+      return false;
+    }
+    if (const char* other = std::getenv("INTEL_LIBITTNOTIFY64"); other && *other && std::string(other) != self.dli_fname) {
+      why = std::string("INTEL_LIBITTNOTIFY64 names another ITT collector (") + other +
+            "): oneTBB loads one collector, and a profiler's comes first; unset it for rubato's task events";
+      return false;
+    }
+    {
+      // oneTBB reads both once, when its tool support first initializes. An
+      // ITT notification through its exported call_itt_notify does that, and
+      // only that: no scheduler, no arena (creating those here, before the
+      // program's own global_control, changed what programs computed).
+      ScopedVariable collector("INTEL_LIBITTNOTIFY64", self.dli_fname);
+      ScopedVariable groups("INTEL_ITTNOTIFY_GROUPS", "sync,stitch");
+      ::tbb::detail::r1::call_itt_notify(/*acquired*/ 2, &g_probe);
+    }
+    if (!g_probe_seen.load(std::memory_order_relaxed)) {
+      why = "oneTBB sent no ITT notification to rubato (its tool support was initialized before rubato loaded, "
+            "or this oneTBB is built without ITT)";
+      return false;
+    }
+    return true;
+  } catch (...) {
+    why = "connecting to oneTBB's ITT notifications failed";
+    return false;
+  }
+}
+
+}  // namespace rubato::tbb::detail
