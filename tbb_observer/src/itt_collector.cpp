@@ -37,6 +37,7 @@ constexpr std::uint32_t kMaxFrames = 256;
 
 struct IttFrame {
   std::uint64_t generation;  // of the front-end the task was begun under; kNoGeneration: none
+  std::uintptr_t stack;      // where oneTBB's dispatch loop called callee_enter
   running_task task;
 };
 
@@ -48,6 +49,36 @@ struct IttThread {
 };
 
 constinit thread_local IttThread t_itt{};
+
+// A task that throws leaves oneTBB's dispatch loop without its callee_leave
+// (the exception is caught around the loop, task_dispatcher.h). Its frame is
+// found later by its stack position: a dispatch loop calls callee_enter for
+// each of its tasks from the same place, and a nested loop (a wait inside a
+// task) from deeper down the stack. So a frame recorded at or below a new
+// callee_enter, or below a callee_leave or the end of a wait, was abandoned;
+// it ends there (completed: its body ran and ended). 64 bytes of slack: no
+// loop nests inside less.
+constexpr std::uintptr_t kSameLoop = 64;
+
+void end_frame(IttThread& s) noexcept {
+  const std::uint32_t d = s.depth--;
+  if (d > kMaxFrames) return;
+  IttFrame& f = s.frames[d - 1];
+  if (f.generation != kNoGeneration && f.generation == g_itt_generation.load(std::memory_order_relaxed)) [[likely]]
+    end_running(t_record, f.task);
+}
+
+// Ends the recorded frames below `bound` (deeper on the stack).
+[[gnu::always_inline]] inline void end_abandoned(IttThread& s, std::uintptr_t bound) noexcept {
+  while (s.depth > 0 && s.depth <= kMaxFrames && s.frames[s.depth - 1].stack < bound) [[unlikely]]
+    end_frame(s);
+}
+
+// A hook's own frame address: the caller's stack pointer at the call less the
+// return address and the saved frame pointer, whatever the hook's frame size
+// (which differs between hooks, and grows with ASan's redzones). Hence the
+// builtin in each hook itself, not in a helper function.
+#define RUBATO_STACK_HERE() reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0))
 
 // What connect_itt_notifications sends through oneTBB, and whether it came back.
 char g_probe;
@@ -67,9 +98,12 @@ extern "C" {
 __attribute__((visibility("default"))) void __itt_api_version() {}
 
 __attribute__((visibility("default"))) void __itt_stack_callee_enter(void* /*caller*/) {
+  using namespace rubato::tbb::detail;
   auto& s = t_itt;
+  const std::uintptr_t here = RUBATO_STACK_HERE();
+  end_abandoned(s, here + kSameLoop);
   ++s.enters;
-  if (s.depth < rubato::tbb::detail::kMaxFrames) s.frames[s.depth].generation = rubato::tbb::detail::kNoGeneration;
+  if (s.depth < kMaxFrames) s.frames[s.depth] = IttFrame{kNoGeneration, here, {}};
   ++s.depth;
   s.expect_task = true;
 }
@@ -109,19 +143,20 @@ __attribute__((visibility("default"))) void __itt_stack_callee_leave(void* /*cal
   using namespace rubato::tbb::detail;
   auto& s = t_itt;
   s.expect_task = false;
+  end_abandoned(s, RUBATO_STACK_HERE() - kSameLoop);
   if (s.depth == 0) [[unlikely]]
     return;
-  const std::uint32_t d = s.depth--;
-  if (d > kMaxFrames) [[unlikely]]
-    return;
-  IttFrame& f = s.frames[d - 1];
-  if (f.generation != kNoGeneration && f.generation == g_itt_generation.load(std::memory_order_relaxed)) [[likely]]
-    end_running(t_record, f.task);
+  end_frame(s);
 }
 
 }  // extern "C"
 
 namespace rubato::tbb::detail {
+
+void end_tasks_abandoned_below(const void* stack) noexcept {
+  end_abandoned(t_itt, reinterpret_cast<std::uintptr_t>(stack));
+}
+
 namespace {
 
 // Sets a variable for the time of the connection and puts the old value back.

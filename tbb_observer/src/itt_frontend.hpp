@@ -77,6 +77,10 @@ inline constexpr std::uint64_t kCreatorMark = 0x52554241ull << 32;  // "RUBA"
     write_creator(task, spawn_in_scope(*t));
 }
 
+// Ends the tasks that started deeper on this thread's stack than `stack` and
+// left by an exception (itt_collector.cpp).
+void end_tasks_abandoned_below(const void* stack) noexcept;
+
 // Around a blocking wait (r1::wait, r1::execute_and_wait): as wait_scope.
 class itt_wait_scope {
  public:
@@ -87,6 +91,9 @@ class itt_wait_scope {
     }
   }
   ~itt_wait_scope() {
+    // Tasks of this wait that threw (itt_collector.cpp). A frame address, not
+    // `this`: ASan may keep locals on a fake stack elsewhere in memory.
+    end_tasks_abandoned_below(__builtin_frame_address(0));
     if (t_ && generation_ == g_itt_generation.load(std::memory_order_relaxed)) end_waiting(*t_, waiting_);
   }
   itt_wait_scope(const itt_wait_scope&) = delete;

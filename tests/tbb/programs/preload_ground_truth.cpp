@@ -9,7 +9,8 @@
 // Cases where every task is the program's own (task_group run / defer, in the
 // implicit arena or an explicit task_arena) count exactly; parallel_for,
 // parallel_reduce, parallel_invoke and a flow graph create tasks inside
-// oneTBB's templates, so only their results are checked there.
+// oneTBB's templates, and tasks that throw or are cancelled may never start,
+// so only their results are checked there.
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/flow_graph.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -22,6 +23,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <stdexcept>
 
 namespace {
 
@@ -144,11 +146,52 @@ long flow() {
   return total;
 }
 
+// Tasks that throw, some from inside nested waits: each round's wait rethrows
+// one of them. Returns the rounds whose exception arrived.
+long throwing() {
+  long caught = 0;
+  for (int round = 0; round < 20; ++round) {
+    tbb::task_group g;
+    for (int i = 0; i < 64; ++i)
+      g.run([i] {
+        spin(300);
+        if (i % 9 == 4) {
+          tbb::task_group inner;  // the exception leaves a task run inside this wait
+          inner.run([] { throw std::runtime_error("inner"); });
+          inner.wait();
+        }
+        if (i % 7 == 3) throw std::runtime_error("task");
+      });
+    try {
+      g.wait();
+    } catch (const std::runtime_error&) {
+      ++caught;
+    }
+  }
+  return caught;
+}
+
+// A group cancelled by its first task: the rest are dropped unrun or run
+// their cancel path inside oneTBB.
+long cancelled() {
+  long cancelled_rounds = 0;
+  for (int round = 0; round < 20; ++round) {
+    tbb::task_group g;
+    for (int i = 0; i < 256; ++i)
+      g.run([&g, i] {
+        spin(200);
+        if (i == 0) g.cancel();
+      });
+    if (g.wait() == tbb::task_group_status::canceled) ++cancelled_rounds;
+  }
+  return cancelled_rounds;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: %s fib|defer|arena|parallel_for|reduce|invoke|flow TRUTH_FILE\n", argv[0]);
+    std::fprintf(stderr, "usage: %s fib|defer|arena|parallel_for|reduce|invoke|flow|throw|cancel TRUTH_FILE\n", argv[0]);
     return 2;
   }
   const char* what = argv[1];
@@ -167,6 +210,8 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(what, "reduce")) result = reduce();
     else if (!std::strcmp(what, "invoke")) result = invoke(6);
     else if (!std::strcmp(what, "flow")) result = flow();
+    else if (!std::strcmp(what, "throw")) result = throwing();
+    else if (!std::strcmp(what, "cancel")) result = cancelled();
     else {
       std::fprintf(stderr, "unknown case %s\n", what);
       return 2;
