@@ -24,6 +24,32 @@
 #include "stats.hpp"
 
 namespace rubato::cli {
+
+const CommandSpec& calibrate_spec() {
+  static const CommandSpec spec{
+      "calibrate",
+      "measure this machine's profile (RAPL + cpufreq), or with --beta a program's frequency sensitivity",
+      "",
+      "PROGRAM ARGS (with --beta)",
+      {
+          {"beta", kWhatToRun, "measure the program after -- at two frequencies: its beta (time ~ f^-beta)", "", "", ""},
+          {"cpus", kWhatToRun, "the CPUs to measure", "LIST", "every CPU", "a CPU list, e.g. 0-3,8"},
+          {"freqs", kWhatToRun, "the frequencies to measure", "LIST", "5 spread over the ladder",
+           "frequencies, e.g. 1.2GHz,2.4GHz", true},
+          {"seconds", kHowToMeasure, "length of each power measurement", "S", "5", "0.05..3600"},
+          {"latency-repeats", kHowToMeasure, "transition-latency measurements per frequency pair", "N", "5",
+           "1..1000"},
+          {"runs", kHowToMeasure, "--beta: runs at each frequency", "N", "5", "2..10000"},
+          {"timeout", kHowToMeasure, "--beta: stop a run after S seconds (0: never)", "S", "0", "0..1e6"},
+          {"out", kWhereResultsGo, "where the profile (or --beta's result) is written", "FILE",
+           "calibrated-HOST.json (--beta: standard output)", "a file path", false, 'o'},
+      },
+      "Needs root (cpufreq and RAPL are written / read); RUBATO_SYSFS_ROOT and RUBATO_STATE_DIR apply.\n"
+      "Every frequency change is recorded first and restored, also after a kill -9 (rubato restore).",
+  };
+  return spec;
+}
+
 namespace {
 
 struct CalibrateOptions {
@@ -40,7 +66,7 @@ void write_or_throw(const std::string& path, const std::string& text) {
 }
 
 CalibrateOptions setup(const std::vector<std::string>& argv) {
-  Args a(argv, {"beta"}, {"out", "cpus", "seconds", "freqs", "runs", "timeout", "latency-repeats"});
+  Args a(argv, calibrate_spec());
   if (!a.positionals().empty()) throw UsageError("unexpected argument '" + a.positionals().front() + "'");
   CalibrateOptions o;
   o.beta = a.flag("beta");

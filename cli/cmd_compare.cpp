@@ -10,6 +10,29 @@
 
 namespace rubato::cli {
 
+std::vector<OptionSpec> comparison_option_specs() {
+  return {
+      {"skip", kWhatToRun, "drop the first N trials of each series (warm-up)", "N",
+       "the --skip its rubato run was given (its index), else 2", "an integer >= 0"},
+      {"baseline", kWhatToRun, "the policy the others are normalised to", "POLICY", "baseline", "a policy name"},
+  };
+}
+
+const CommandSpec& compare_spec() {
+  static const CommandSpec spec{
+      "compare",
+      "table of time, energy and EDP per workload x workers x policy, normalised to baseline",
+      "DIR|REPORT",
+      "",
+      with(comparison_option_specs(), {
+          {"json", kOutputFormat, "the comparison as JSON", "", "", ""},
+          {"csv", kOutputFormat, "one CSV row per workload x workers x policy", "", "", ""},
+      }),
+      "Reads every report (*.json) under the directories; a run's rubato-index.json lists its failed runs too.",
+  };
+  return spec;
+}
+
 namespace {
 struct CompareCommandOptions {
   std::vector<std::string> paths;
@@ -19,11 +42,12 @@ struct CompareCommandOptions {
 };
 
 CompareCommandOptions setup(const std::vector<std::string>& argv) {
-  Args a(argv, {"json", "csv"}, {"skip", "baseline"});
+  Args a(argv, compare_spec());
   CompareCommandOptions o;
   o.paths = a.positionals();
   if (o.paths.empty()) throw UsageError("give at least one directory (or report file)");
   o.compare.skip = static_cast<int>(parse_integer("--skip", a.value_or("skip", "2"), 0, 1000000));
+  o.compare.skip_given = a.value("skip").has_value();  // else each series' own (its run index)
   o.compare.baseline = a.value_or("baseline", "baseline");
   o.json = a.flag("json");
   o.csv = a.flag("csv");

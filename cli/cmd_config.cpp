@@ -7,6 +7,20 @@
 
 namespace rubato::cli {
 
+const CommandSpec& config_spec() {
+  static const CommandSpec spec{
+      "config",
+      "list every RUBATO_* variable and config-file key with its default",
+      "",
+      "",
+      {
+          {"markdown", kOutputFormat, "a Markdown table (as docs/configuration.md has it)", "", "", ""},
+      },
+      "",
+  };
+  return spec;
+}
+
 namespace {
 struct ConfigOptions {
   bool markdown = false;
@@ -25,7 +39,7 @@ std::string markdown_cell(std::string_view text) {
 }
 
 ConfigOptions setup(const std::vector<std::string>& argv) {
-  Args a(argv, {"markdown"});
+  Args a(argv, config_spec());
   if (!a.positionals().empty()) throw UsageError("unexpected argument '" + a.positionals().front() + "'");
   return {a.flag("markdown")};
 }

@@ -12,13 +12,27 @@
 
 namespace rubato::cli {
 
+const CommandSpec& info_spec() {
+  static const CommandSpec spec{
+      "info",
+      "what this machine allows: cores, clock domains, back-ends usable or not and why, profiles",
+      "",
+      "",
+      {
+          {"json", kOutputFormat, "the same as JSON", "", "", ""},
+      },
+      "RUBATO_SYSFS_ROOT and RUBATO_PROFILE_DIR apply.",
+  };
+  return spec;
+}
+
 namespace {
 struct InfoOptions {
   bool json = false;
 };
 
 InfoOptions setup(const std::vector<std::string>& argv) {
-  Args a(argv, {"json"});
+  Args a(argv, info_spec());
   if (!a.positionals().empty()) throw UsageError("unexpected argument '" + a.positionals().front() + "'");
   return {a.flag("json")};
 }

@@ -20,6 +20,28 @@
 
 namespace rubato::cli {
 
+const CommandSpec& model_spec() {
+  static const CommandSpec spec{
+      "model",
+      "what-if: seed 001's contention model for a set of threads (utilisations, throughput, energy, admission)",
+      "efs",
+      "",
+      {
+          {"solo", kWhatToRun, "each thread's bus utilisation when it runs alone (seed 001 Eq. 10's b_i)", "B[,B...]",
+           "", "values in [0, 1) (required)", true},
+          {"identical", kWhatToRun, "N threads, each with the single --solo value", "N", "", "1..1024"},
+          {"profile", kWhatToRun, "machine profile giving P0..Pn (active_cores_power_w)", "NAME", "",
+           "a name from power/profiles or a JSON file"},
+          {"power", kWhatToRun, "P0..Pn directly, instead of --profile", "P0,P1,...", "", "watts"},
+          {"candidate", kWhatToRun, "a thread to admit or not (seed 001 Eq. 16)", "B", "", "a value in [0, 1)"},
+          {"max-iterations", kHowToMeasure, "Newton iterations before giving up", "N", "50", "1..10000"},
+          {"json", kOutputFormat, "the result as JSON", "", "", ""},
+      },
+      "",
+  };
+  return spec;
+}
+
 namespace {
 
 using json = nlohmann::json;
@@ -44,7 +66,7 @@ double parse_solo(const std::string& option, const std::string& text) {
 }
 
 ModelOptions setup(const std::vector<std::string>& argv) {
-  Args a(argv, {"json"}, {"solo", "profile", "power", "candidate", "identical", "max-iterations"});
+  Args a(argv, model_spec());
   if (a.positionals().empty()) throw UsageError("which model? (only 'efs' so far: rubato model efs --solo ...)");
   if (a.positionals().front() != "efs") throw UsageError("unknown model '" + a.positionals().front() + "' (known: efs)");
   if (a.positionals().size() > 1) throw UsageError("unexpected argument '" + a.positionals()[1] + "'");

@@ -27,8 +27,29 @@ struct ReportOptions {
   bool png = true;
 };
 
+}  // namespace
+
+const CommandSpec& report_spec() {
+  static const CommandSpec spec{
+      "report",
+      "figures (SVG, PNG) and one self-contained HTML page from results directories",
+      "DIR",
+      "",
+      with(comparison_option_specs(), {
+          {"trace", kWhatToRun, "also draw this RUBATO_TRACE file's timeline", "FILE", "", "a trace file", true},
+          {"out", kWhereResultsGo, "the directory the page and figures go to", "OUT", "", "a directory (required)", false,
+           'o'},
+          {"no-png", kOutputFormat, "SVG figures only (no rsvg-convert run)", "", "", ""},
+      }),
+      "PNG figures need rsvg-convert (librsvg2-bin); without it the SVGs and the page are complete.",
+  };
+  return spec;
+}
+
+namespace {
+
 ReportOptions setup(const std::vector<std::string>& argv) {
-  Args a(argv, {"no-png"}, {"out", "skip", "baseline", "trace"});
+  Args a(argv, report_spec());
   ReportOptions o;
   o.inputs = a.positionals();
   if (o.inputs.empty()) throw UsageError("give at least one results directory");
@@ -36,6 +57,7 @@ ReportOptions setup(const std::vector<std::string>& argv) {
   if (!out) throw UsageError("give the output directory with -o OUT");
   o.out = *out;
   o.compare.skip = static_cast<int>(parse_integer("--skip", a.value_or("skip", "2"), 0, 1000000));
+  o.compare.skip_given = a.value("skip").has_value();  // else each series' own (its run index)
   o.compare.baseline = a.value_or("baseline", "baseline");
   o.traces = a.values("trace");
   o.png = !a.flag("no-png");

@@ -11,13 +11,28 @@
 
 namespace rubato::cli {
 
+const CommandSpec& restore_spec() {
+  static const CommandSpec spec{
+      "restore",
+      "put cpufreq settings back from the state a killed rubato process left",
+      "",
+      "",
+      {
+          {"state", kWhatToRun, "the state file to restore from", "FILE",
+           "every state file in RUBATO_STATE_DIR whose process is gone", "a rubato state file"},
+      },
+      "RUBATO_STATE_DIR and RUBATO_SYSFS_ROOT apply.",
+  };
+  return spec;
+}
+
 namespace {
 struct RestoreOptions {
   std::optional<std::string> state_file;
 };
 
 RestoreOptions setup(const std::vector<std::string>& argv) {
-  Args a(argv, {}, {"state"});
+  Args a(argv, restore_spec());
   if (!a.positionals().empty()) throw UsageError("unexpected argument '" + a.positionals().front() + "'");
   return {a.value("state")};
 }

@@ -32,6 +32,47 @@
 
 namespace rubato::cli {
 
+const CommandSpec& run_spec() {
+  static const CommandSpec spec{
+      "run",
+      "run a program under each policy, N trials each, with the tool attached; then compare",
+      "",
+      "PROGRAM ARGS ('{workers}' in ARGS becomes the worker count)",
+      {
+          {"policies", kWhatToRun, "the policies to run, each --trials times", "LIST",
+           "baseline,workpath,workload,hermes (with --mix: baseline,efs)", std::string(kPolicyAccepted)},
+          {"trials", kWhatToRun, "runs of each policy x worker count", "N", "20", "1..100000"},
+          {"skip", kWhatToRun, "first trials of each series the comparison drops (warm-up); kept in the index", "N",
+           "2", "0..trials-1"},
+          {"workers", kWhatToRun, "worker counts to run (OMP_NUM_THREADS, RUBATO_WORKERS)", "LIST",
+           "this machine's cores", "integers 1..4096, comma-separated"},
+          {"mix", kWhatToRun, "programs run together instead of -- PROGRAM, stopped / continued by efs, placed by "
+                              "affinity", "\"PROG ARGS; PROG ARGS\"", "", "';'-separated command lines"},
+          {"launcher", kWhatToRun, "start each trial through this launcher: a report per rank, merged per node",
+           "\"CMD\"", "", "e.g. \"mpirun -np 4\", \"srun -N 2 --ntasks-per-node=2\""},
+          {"launcher-kind", kWhatToRun, "how the tool's variables reach the ranks", "KIND", "from --launcher",
+           "openmpi | mpich | slurm | inherit"},
+          {"timeout", kWhatToRun, "stop a run after S seconds (it counts as failed)", "S", "0 (never)", "0..1e7"},
+          {"backend", kHowToMeasure, "RUBATO_BACKEND for every run", "B", "the tool's own choice",
+           "auto | sysfs | likwid | emulated | dry-run"},
+          {"profile", kHowToMeasure, "RUBATO_PROFILE for every run (the energy model)", "P", "the tool's own choice",
+           "a name from power/profiles or a JSON file"},
+          {"likwid", kHowToMeasure, "wrap each run in likwid-perfctr with this group (measured counters)", "GROUP", "",
+           "a likwid group, e.g. ENERGY"},
+          {"likwid-command", kHowToMeasure, "the likwid-perfctr to run", "CMD", "likwid-perfctr", "a command"},
+          {"tool", kHowToMeasure, "the OMPT tool given to OpenMP programs (OMP_TOOL_LIBRARIES)", "FILE",
+           "librubato_ompt.so found beside rubato", "a shared library"},
+          {"out", kWhereResultsGo, "results directory (reports, rubato-index.json)", "DIR", "results/YYYYmmdd-HHMMSS",
+           "a directory", false, 'o'},
+          {"json", kOutputFormat, "the closing comparison as JSON", "", "", ""},
+          {"csv", kOutputFormat, "the closing comparison as CSV", "", "", ""},
+      },
+      "Each run gets RUBATO_POLICY, RUBATO_REPORT and the options above in its environment; rubato compare DIR\n"
+      "and rubato report DIR read the results again (with this run's --skip).",
+  };
+  return spec;
+}
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -65,9 +106,7 @@ std::string now_as(const char* format, bool utc) {
 }
 
 RunOptions setup(const std::vector<std::string>& argv) {
-  Args a(argv, {"json", "csv"},
-         {"policies", "trials", "skip", "workers", "out", "tool", "backend", "profile", "likwid", "likwid-command",
-          "timeout", "mix", "launcher", "launcher-kind"});
+  Args a(argv, run_spec());
   if (!a.positionals().empty())
     throw UsageError("unexpected argument '" + a.positionals().front() + "' (the program goes after --)");
   RunOptions o;

@@ -28,6 +28,52 @@
 
 namespace rubato::cli {
 
+const CommandSpec& simulate_spec() {
+  static const CommandSpec spec{
+      "simulate",
+      "run a synthetic DAG or a task trace on a modelled machine; same report as a real run",
+      "",
+      "",
+      {
+          {"profile", kWhatToRun, "the modelled machine", "NAME", "", "a name from power/profiles or a JSON file (required)"},
+          {"workers", kWhatToRun, "worker counts to simulate", "N[,N...]", "", "integers up to the profile's cores (required)",
+           true},
+          {"dag", kWhatToRun, "a synthetic task graph", "SPEC", "", "e.g. fib:25 or a PBBS preset (sim/README.md; this or --trace)"},
+          {"trace", kWhatToRun, "replay a RUBATO_TRACE file", "FILE", "", "a trace file (this or --dag)"},
+          {"policy", kWhatToRun, "policies to simulate", "P[,P...]", "", std::string(kPolicyAccepted) + " (required)",
+           true},
+          {"seed", kWhatToRun, "random seed of the first trial", "S", "1", "0..2^62"},
+          {"trials", kWhatToRun, "trials per policy x worker count (seeds S, S+1, ...)", "T", "1", "1..100000"},
+          {"cores", kWhatToRun, "override the profile's core count", "N", "the profile's", "1..65536"},
+          {"freqs", kHowToMeasure, "the frequency ladder", "LIST", "the profile's", "frequencies, e.g. 1.2GHz,2.4GHz",
+           true},
+          {"model", kHowToMeasure, "the scheduler modelled", "M", "cilk",
+           "cilk (work-first, continuation stealing) | omp (child stealing, tied tasks)"},
+          {"placement", kHowToMeasure, "where workers sit", "P", "spread", "spread | compact"},
+          {"steal-cost", kHowToMeasure, "time one steal takes", "T", "1us", "a time, e.g. 1us, 250ns (>= 1ns)"},
+          {"min-dwell", kHowToMeasure, "least time between a domain's frequency changes", "T", "0", "a time up to 10s"},
+          {"uncore", kHowToMeasure, "uncore frequency in the energy model", "FREQ", "the profile's", "a frequency"},
+          {"slack-dwell", kHowToMeasure, "slack: wait before a waiting worker is slowed", "T",
+           "10 transition latencies, at least 1ms", "a time 10us..10s"},
+          {"beta", kHowToMeasure, "the workload's frequency sensitivity (time ~ f^-beta)", "B", "the profile's",
+           "0..1"},
+          {"thresholds", kHowToMeasure, "HERMES workload thresholds K (seed 000 §3.2)", "K", "2", "1..8"},
+          {"profile-window", kHowToMeasure, "depth samples per profiling period M", "M", "16", "1..2^20"},
+          {"sample-interval", kHowToMeasure, "one depth sample per worker per T", "T", "100us", "a time >= 1ns"},
+          {"contention", kHowToMeasure, "memory-contention model", "C", "efs (when the profile has one)",
+           "efs (seed 001 Eqs. 10-11) | none"},
+          {"control-interval", kHowToMeasure, "efs / affinity controllers' period", "T", "10ms", "a time >= 1us"},
+          {"throttle", kHowToMeasure, "how efs stops a thread", "HOW", "preempt",
+           "preempt (at once) | task (at the next task scheduling point)"},
+          {"out", kWhereResultsGo, "one report file, or a directory of reports (rubato compare reads it)", "FILE|DIR",
+           "standard output (a summary)", "a path", false, 'o'},
+          {"quiet", kOutputFormat, "no summary on standard output", "", "", ""},
+      },
+      "Every figure is simulated on the modelled machine (the report says so); sim/README.md.",
+  };
+  return spec;
+}
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -88,10 +134,7 @@ void time_option(const Args& a, const std::string& name, double lo, const std::s
 }
 
 SimulateOptions setup(const std::vector<std::string>& argv) {
-  Args a(argv, {"quiet"},
-         {"profile", "workers", "dag", "trace", "policy", "seed", "trials", "out", "freqs", "model", "placement",
-          "steal-cost", "min-dwell", "uncore", "slack-dwell", "cores", "beta", "thresholds", "profile-window", "sample-interval",
-          "contention", "control-interval", "throttle"});
+  Args a(argv, simulate_spec());
   if (!a.positionals().empty()) throw UsageError("unexpected argument '" + a.positionals().front() + "'");
   SimulateOptions o;
   o.quiet = a.flag("quiet");

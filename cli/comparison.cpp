@@ -281,6 +281,21 @@ const PolicyResult* WorkloadResult::find(const std::string& policy) const {
   return nullptr;
 }
 
+namespace {
+
+// The first trials a series drops: the command line's --skip, else what the
+// series' rubato run was given (its index), else the default.
+template <class Trials>
+int series_skip(const Trials& trials, const CompareOptions& options) {
+  if (options.skip_given) return options.skip;
+  for (const auto& [number, recs] : trials)
+    for (const RunRecord* r : recs)
+      if (r->series_skip) return *r->series_skip;
+  return options.skip;
+}
+
+}  // namespace
+
 Comparison compare_runs(const std::vector<RunRecord>& records, const CompareOptions& options) {
   Comparison c;
   c.skip = options.skip;
@@ -314,6 +329,7 @@ Comparison compare_runs(const std::vector<RunRecord>& records, const CompareOpti
   }
 
   std::map<std::pair<std::string, int>, WorkloadResult> workloads;
+  std::set<int> skips_used;
   for (auto& [key, by_series] : groups) {
     const auto& [workload, workers, policy] = key;
     WorkloadResult& w = workloads[{workload, workers}];
@@ -324,10 +340,12 @@ Comparison compare_runs(const std::vector<RunRecord>& records, const CompareOpti
     bool merged_ranks = false;
     for (auto& [series, trials] : by_series) {
       int position = 0;
+      const int skip = series_skip(trials, options);
+      skips_used.insert(skip);
       for (auto& [number, recs] : trials) {
         TrialResult t = merge_trial(recs, c.notes);
         t.trial = number;
-        t.skipped = position++ < options.skip;
+        t.skipped = position++ < skip;
         merged_ranks |= t.ranks > 1;
         if (!t.ok)
           c.failed.push_back({workload, workers, policy, number, join(t.files, ", "),
@@ -375,6 +393,14 @@ Comparison compare_runs(const std::vector<RunRecord>& records, const CompareOpti
       else normalise(p, *base);
     }
     c.workloads.push_back(std::move(w));
+  }
+  if (skips_used.size() == 1) {
+    c.skip = *skips_used.begin();
+  } else if (skips_used.size() > 1) {
+    std::string list;
+    for (int k : skips_used) list += (list.empty() ? "" : ", ") + std::to_string(k);
+    c.notes.push_back("the series drop different numbers of first trials (" + list +
+                      ": each as its rubato run was given --skip); --skip N sets one for all");
   }
   return c;
 }

@@ -106,8 +106,11 @@ struct Comparison {
 };
 
 struct CompareOptions {
+  // First trials dropped per series: `skip` when given on the command line,
+  // else the series' own (the index of the rubato run that made it), else `skip`.
   int skip = 2;
   std::string baseline = "baseline";
+  bool skip_given = false;
 };
 
 Comparison compare_runs(const std::vector<RunRecord>& records, const CompareOptions& options);

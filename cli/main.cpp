@@ -15,7 +15,8 @@ namespace {
 void print_help() {
   std::printf("rubato %s — energy-aware tempo layer for task-parallel programs\n\nusage: rubato <command> [options]\n\n",
               rubato::kVersion);
-  for (const auto& c : rubato::cli::commands()) std::printf("  %-10s %s\n", c.name, c.summary);
+  for (const auto& c : rubato::cli::commands())
+    std::printf("  %-10s %s\n", c.spec().name.c_str(), c.spec().summary.c_str());
   std::printf("\n  rubato <command> --help   shows a command's options\n"
               "  attach to OpenMP programs: OMP_TOOL_LIBRARIES=/path/librubato_ompt.so ./app\n");
 }
@@ -34,23 +35,25 @@ int main(int argc, char** argv) {
   const std::string name = argv[1];
   const std::vector<std::string> args(argv + 2, argv + argc);
   for (const auto& c : rubato::cli::commands()) {
-    if (name != c.name) continue;
+    const rubato::cli::CommandSpec& spec = c.spec();
+    if (name != spec.name) continue;
     bool wants_help = false;
     for (const auto& a : args) {
       if (a == "--") break;
       wants_help |= a == "--help" || a == "-h";
     }
     if (wants_help) {
-      std::printf("usage: %s\n  %s\n", c.usage, c.summary);
+      std::fputs(rubato::cli::help_text(spec).c_str(), stdout);
       return 0;
     }
     try {
       return c.run(args);
     } catch (const rubato::cli::UsageError& e) {
-      std::fprintf(stderr, "rubato %s: %s\nusage: %s\n", c.name, e.what(), c.usage);
+      std::fprintf(stderr, "rubato %s: %s\n(rubato %s --help lists the options)\n", spec.name.c_str(), e.what(),
+                   spec.name.c_str());
       return 2;
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "rubato %s: %s\n", c.name, e.what());
+      std::fprintf(stderr, "rubato %s: %s\n", spec.name.c_str(), e.what());
       return 1;
     }
   }

@@ -38,6 +38,7 @@ struct IndexedRun {
 
 void apply_index(RunRecord& rec, const IndexedRun& at) {
   rec.series = at.index_file;
+  rec.series_skip = at.index->skip;
   rec.workload = at.index->workload;
   rec.policy = at.entry->policy;
   rec.workers = at.entry->workers;

@@ -22,6 +22,7 @@ struct RunRecord {
   std::string policy;
   int workers = 0;
   std::string series;             // the index it belongs to ("" when none): trials are numbered per series
+  std::optional<int> series_skip; // the index's --skip: how many first trials its run meant to drop
   std::optional<int> trial;
   std::optional<int> rank;
   std::string host;

@@ -2,6 +2,7 @@
 # is found, and the configure summary says what was left out and why.
 find_package(Threads REQUIRED)
 find_package(nlohmann_json 3 REQUIRED)
+find_package(Eigen3 3.3 REQUIRED NO_MODULE)  # core: LU of the EFS model's Newton step (header-only)
 
 set(RUBATO_LEFT_OUT "")
 macro(rubato_left_out what why)

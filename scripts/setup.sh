@@ -12,6 +12,11 @@ packages=(
   libtbb-dev                                        # oneTBB 2021.8
   libpapi-dev likwid                                # counter/energy back-ends (optional at runtime)
   catch2 nlohmann-json3-dev                         # tests, report JSON
+  libcli11-dev                                      # the rubato command line (CLI11)
+  libboost-math-dev                                 # Student-t quantiles (rubato compare)
+  libeigen3-dev                                     # EFS model's Newton step (LU)
+  libbenchmark-dev                                  # engine_bench, sim_bench (Google Benchmark)
+  clang-format-16 clang-tidy-16                     # scripts/check-style.sh (the test command runs it)
   g++                                               # the libomp-via-g++ attach test
   procps util-linux                                 # ps, taskset for tests
   jq                                                # e2e tests read reports

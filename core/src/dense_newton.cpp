@@ -1,5 +1,7 @@
 #include "dense_newton.hpp"
 
+#include <Eigen/LU>
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -15,32 +17,21 @@ double max_abs(const std::vector<double>& v) noexcept {
 
 namespace {
 
-// Solves jac · dx = rhs in place (jac destroyed). False when jac is singular.
-bool solve_linear(std::vector<double>& jac, std::vector<double>& rhs, std::size_t n) {
-  double scale = 0;
-  for (double e : jac) scale = std::max(scale, std::fabs(e));
+// Solves jac · dx = rhs (jac row-major n x n) in place of rhs, by Eigen's LU
+// with partial pivoting. False when jac is singular: a pivot no larger than
+// 1e-14 of its largest entry (the test the hand-written elimination here made
+// until issue 23).
+bool solve_linear(const std::vector<double>& jac, std::vector<double>& rhs, std::size_t n) {
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const Eigen::Map<const RowMajor> a(jac.data(), static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(n));
+  const double scale = n > 0 ? a.cwiseAbs().maxCoeff() : 0.0;
   const double tiny = (scale > 0 ? scale : 1.0) * 1e-14;
-  for (std::size_t col = 0; col < n; ++col) {
-    std::size_t pivot = col;
-    for (std::size_t r = col + 1; r < n; ++r)
-      if (std::fabs(jac[r * n + col]) > std::fabs(jac[pivot * n + col])) pivot = r;
-    if (!(std::fabs(jac[pivot * n + col]) > tiny)) return false;
-    if (pivot != col) {
-      for (std::size_t c = 0; c < n; ++c) std::swap(jac[col * n + c], jac[pivot * n + c]);
-      std::swap(rhs[col], rhs[pivot]);
-    }
-    for (std::size_t r = col + 1; r < n; ++r) {
-      const double factor = jac[r * n + col] / jac[col * n + col];
-      if (factor == 0) continue;
-      for (std::size_t c = col; c < n; ++c) jac[r * n + c] -= factor * jac[col * n + c];
-      rhs[r] -= factor * rhs[col];
-    }
-  }
-  for (std::size_t i = n; i-- > 0;) {
-    double s = rhs[i];
-    for (std::size_t c = i + 1; c < n; ++c) s -= jac[i * n + c] * rhs[c];
-    rhs[i] = s / jac[i * n + i];
-  }
+  const Eigen::PartialPivLU<RowMajor> lu(a);
+  for (Eigen::Index i = 0; i < static_cast<Eigen::Index>(n); ++i)
+    if (!(std::fabs(lu.matrixLU()(i, i)) > tiny)) return false;
+  Eigen::Map<Eigen::VectorXd> b(rhs.data(), static_cast<Eigen::Index>(n));
+  const Eigen::VectorXd dx = lu.solve(b);
+  b = dx;
   return true;
 }
 

@@ -1,5 +1,5 @@
-// A small safeguarded multivariate Newton solver (dense Jacobian, Gaussian
-// elimination with partial pivoting) for the EFS model's systems of equations
+// A small safeguarded multivariate Newton solver (dense Jacobian, Eigen's LU
+// with partial pivoting) for the EFS model's systems of equations
 // (seed 001 Eqs. 10 and 16). The paper runs "at most 4 iterations, stopping
 // earlier if the computation converges" (§4.1); here the bound is a parameter and
 // a run that does not converge says so, with its residual.

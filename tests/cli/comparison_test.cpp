@@ -136,6 +136,39 @@ TEST_CASE("Cli.Compare.IndexStubsAndIdentityOfUnreadableReports", "[cli][compare
   CHECK(timed_out);
 }
 
+TEST_CASE("Cli.Compare.SkipComesFromTheRunsIndexUnlessGiven", "[cli][compare]") {
+  // rubato run --skip 1: compare and report drop one first trial, as the run
+  // said, unless --skip is given on their own command line.
+  ScratchDir d;
+  RunIndex index;
+  index.workload = "./p";
+  index.trials = 4;
+  index.skip = 1;
+  for (int t = 0; t < 4; ++t) {
+    RunEntry e;
+    e.trial = t;
+    e.policy = "baseline";
+    e.workers = 2;
+    e.dir = "w2/baseline/trial-" + std::to_string(t);
+    e.reports = {e.dir + "/report.json"};
+    write_file(d.path() / e.reports[0], to_json(make_report("./p", "baseline", 2, t, 1.0 + t, 10.0)));
+    index.runs.push_back(e);
+  }
+  write_file(d.path() / "rubato-index.json", index_to_json(index));
+  const auto records = load_run_records({d.str()});
+  CompareOptions from_index;  // the command line's default, not given
+  const Comparison c = compare_runs(records, from_index);
+  CHECK(c.skip == 1);
+  CHECK(policy_of(c, "baseline").skipped == 1);
+  CHECK(policy_of(c, "baseline").used == 3);
+  CompareOptions given;
+  given.skip = 2;
+  given.skip_given = true;
+  const Comparison g = compare_runs(records, given);
+  CHECK(g.skip == 2);
+  CHECK(policy_of(g, "baseline").skipped == 2);
+}
+
 TEST_CASE("Cli.Compare.MixedEnergySourcesAreNotAveraged", "[cli][compare]") {
   ScratchDir d;
   put(d, "a.json", make_report("./p", "baseline", 1, 0, 1.0, 5.0, "modeled:x"));
