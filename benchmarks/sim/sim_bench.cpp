@@ -4,8 +4,13 @@
 // simulating process); cost per task at several DAG
 // sizes (near-linear?); peak RSS of each run (a forked child per run, so each
 // figure is that run's own) and the peak number of live frames.
+// On Google Benchmark: one benchmark per run, its time the child's CPU time
+// (manual time), the figures as counters; rubato's table follows Google
+// Benchmark's. --benchmark_out=FILE --benchmark_out_format=json writes the
+// JSON for tooling; --json prints only that JSON.
 //
-//   sim_bench [--quick] [--json]
+//   sim_bench [--quick] [--json] [Google Benchmark options]
+#include <benchmark/benchmark.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -101,62 +106,101 @@ Figures measure(const std::string& dag, std::size_t workers, const char* policy)
   return f;
 }
 
+// One configuration: a Google Benchmark run of one iteration, timed by the child's CPU time.
+struct Config {
+  std::string dag;
+  std::size_t workers;
+  const char* policy;
+};
+
+void register_config(const Config& c) {
+  const std::string name = c.dag + "/workers:" + std::to_string(c.workers) + "/" + c.policy;
+  benchmark::RegisterBenchmark(name.c_str(), [c](benchmark::State& s) {
+    for (auto _ : s) {
+      const Figures f = measure(c.dag, c.workers, c.policy);
+      s.SetIterationTime(f.seconds);
+      using benchmark::Counter;
+      s.counters["tasks"] = Counter(static_cast<double>(f.tasks));
+      s.counters["engine_events"] = Counter(static_cast<double>(f.engine_events));
+      s.counters["scheduler_events"] = Counter(static_cast<double>(f.scheduler_events));
+      s.counters["peak_live_frames"] = Counter(static_cast<double>(f.peak_frames));
+      s.counters["max_rss_kb"] = Counter(static_cast<double>(f.max_rss_kb));
+      s.counters["host_s"] = Counter(f.seconds);
+    }
+  })->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+}
+
+// Google Benchmark's table, and each run's counters kept for rubato's own.
+class TableReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& r : runs)
+      if (r.run_type == Run::RT_Iteration && !r.error_occurred) rows.push_back({r.run_name.function_name, r.counters});
+    ConsoleReporter::ReportRuns(runs);
+  }
+  struct Row {
+    std::string name;
+    benchmark::UserCounters counters;
+  };
+  std::vector<Row> rows;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
   bool quick = false, json = false;
+  std::vector<char*> args{argv[0]};
+  std::string json_flag = "--benchmark_format=json";
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--quick")) quick = true;
     else if (!std::strcmp(argv[i], "--json")) json = true;
-    else {
-      std::fprintf(stderr, "usage: sim_bench [--quick] [--json]\n");
-      return 2;
-    }
+    else args.push_back(argv[i]);
   }
-  struct Row {
-    std::string dag;
-    std::size_t workers;
-    const char* policy;
-    Figures f;
-  };
-  std::vector<Row> rows;
+  if (json) args.push_back(json_flag.data());
+  int n = static_cast<int>(args.size());
+  benchmark::Initialize(&n, args.data());
+  if (benchmark::ReportUnrecognizedArguments(n, args.data())) {
+    std::fprintf(stderr, "usage: sim_bench [--quick] [--json] [Google Benchmark options]\n");
+    return 2;
+  }
   // The process's own footprint: a one-task DAG; subtract it from the rss figures.
-  rows.push_back({"serial:1us", 1, "baseline", measure("serial:1us", 1, "baseline")});
+  register_config({"serial:1us", 1, "baseline"});
   // ~1 M tasks each: fib(28) has 1,028,457 calls; a binary loop of 2^19 leaves has 2^20 - 1 nodes.
   const std::vector<std::string> million = quick ? std::vector<std::string>{"fib:24:work=50ns"}
                                                  : std::vector<std::string>{"fib:28:work=50ns", "loop:524288:grain=1:iter=200ns"};
   for (const auto& dag : million)
     for (std::size_t w : {2u, 16u, 64u, 256u})
-      for (const char* pol : {"baseline", "hermes"}) rows.push_back({dag, w, pol, measure(dag, w, pol)});
+      for (const char* pol : {"baseline", "hermes"}) register_config({dag, w, pol});
   // Scaling in DAG size at 16 workers.
   const std::vector<int> sizes = quick ? std::vector<int>{20, 22, 24} : std::vector<int>{22, 24, 26, 28, 30};
-  for (int n : sizes) {
-    const std::string dag = "fib:" + std::to_string(n) + ":work=50ns";
-    rows.push_back({dag, 16, "hermes", measure(dag, 16, "hermes")});
-  }
+  for (int size : sizes) register_config({"fib:" + std::to_string(size) + ":work=50ns", 16, "hermes"});
 
-  if (json) std::printf("[\n");
-  else
-    std::printf("%-32s %7s %-8s %10s %10s %12s %8s %9s %9s %9s\n", "dag", "workers", "policy", "tasks", "cpu_s",
-                "Mevents/s", "ns/task", "sched_ev", "peak_fr", "rss_MB");
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const Row& r = rows[i];
-    const double mev = r.f.seconds > 0 ? static_cast<double>(r.f.engine_events) / r.f.seconds / 1e6 : 0;
-    const double ns_task = r.f.tasks ? r.f.seconds * 1e9 / static_cast<double>(r.f.tasks) : 0;
-    if (json)
-      std::printf("  {\"dag\": \"%s\", \"workers\": %zu, \"policy\": \"%s\", \"tasks\": %llu, \"host_s\": %.4f, "
-                  "\"engine_events\": %llu, \"scheduler_events\": %llu, \"mevents_per_s\": %.3f, \"ns_per_task\": %.1f, "
-                  "\"peak_live_frames\": %llu, \"max_rss_kb\": %ld}%s\n",
-                  r.dag.c_str(), r.workers, r.policy, static_cast<unsigned long long>(r.f.tasks), r.f.seconds,
-                  static_cast<unsigned long long>(r.f.engine_events), static_cast<unsigned long long>(r.f.scheduler_events),
-                  mev, ns_task, static_cast<unsigned long long>(r.f.peak_frames), r.f.max_rss_kb,
-                  i + 1 < rows.size() ? "," : "");
-    else
-      std::printf("%-32s %7zu %-8s %10llu %10.3f %12.2f %8.1f %9.3g %9llu %9.1f\n", r.dag.c_str(), r.workers, r.policy,
-                  static_cast<unsigned long long>(r.f.tasks), r.f.seconds, mev, ns_task,
-                  static_cast<double>(r.f.scheduler_events), static_cast<unsigned long long>(r.f.peak_frames),
-                  static_cast<double>(r.f.max_rss_kb) / 1024.0);
+  if (json) {
+    benchmark::RunSpecifiedBenchmarks();
+    return 0;
   }
-  if (json) std::printf("]\n");
+  TableReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  std::printf("\n%-32s %7s %-8s %10s %10s %12s %8s %9s %9s %9s\n", "dag", "workers", "policy", "tasks", "cpu_s",
+              "Mevents/s", "ns/task", "sched_ev", "peak_fr", "rss_MB");
+  for (const auto& row : reporter.rows) {
+    auto at = [&](const char* key) {
+      const auto it = row.counters.find(key);
+      return it == row.counters.end() ? 0.0 : it->second.value;
+    };
+    // name: DAG/workers:N/POLICY
+    const auto w_at = row.name.rfind("/workers:");
+    const auto p_at = row.name.rfind('/');
+    const std::string dag = row.name.substr(0, w_at);
+    const std::string workers = row.name.substr(w_at + 9, p_at - w_at - 9);
+    const std::string policy = row.name.substr(p_at + 1);
+    const double seconds = at("host_s"), tasks = at("tasks"), events = at("engine_events");
+    const double mev = seconds > 0 ? events / seconds / 1e6 : 0;
+    const double ns_task = tasks > 0 ? seconds * 1e9 / tasks : 0;
+    std::printf("%-32s %7s %-8s %10.0f %10.3f %12.2f %8.1f %9.3g %9.0f %9.1f\n", dag.c_str(), workers.c_str(),
+                policy.c_str(), tasks, seconds, mev, ns_task, at("scheduler_events"), at("peak_live_frames"),
+                at("max_rss_kb") / 1024.0);
+  }
+  benchmark::Shutdown();
   return 0;
 }
