@@ -138,7 +138,8 @@ double parse_number(const std::string& option, const std::string& text, double l
   double v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v) || v < lo || v > hi)
-    throw UsageError(option + " '" + text + "' is not a number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    throw UsageError(option + " '" + text + "' is not a number in [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                     "]");
   return v;
 }
 
@@ -146,7 +147,8 @@ long long parse_integer(const std::string& option, const std::string& text, long
   long long v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < lo || v > hi)
-    throw UsageError(option + " '" + text + "' is not an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    throw UsageError(option + " '" + text + "' is not an integer in [" + std::to_string(lo) + ", " +
+                     std::to_string(hi) + "]");
   return v;
 }
 

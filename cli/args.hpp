@@ -26,23 +26,23 @@ inline constexpr const char* kWhereResultsGo = "Where results go";
 inline constexpr const char* kOutputFormat = "Output format";
 
 struct OptionSpec {
-  std::string name;         // long name, without "--"
-  std::string group;        // one of the sections above
-  std::string help;         // what it does, one line
-  std::string value_name;   // placeholder in the usage ("N", "DIR"); empty: a flag (no value)
-  std::string default_text; // "" when there is none (or it is computed: say so in `help`)
-  std::string accepted;     // accepted values, "" for flags
-  bool repeatable = false;  // may be given several times (every value kept)
-  char short_name = 0;      // e.g. 'o'
+  std::string name;          // long name, without "--"
+  std::string group;         // one of the sections above
+  std::string help;          // what it does, one line
+  std::string value_name;    // placeholder in the usage ("N", "DIR"); empty: a flag (no value)
+  std::string default_text;  // "" when there is none (or it is computed: say so in `help`)
+  std::string accepted;      // accepted values, "" for flags
+  bool repeatable = false;   // may be given several times (every value kept)
+  char short_name = 0;       // e.g. 'o'
 };
 
 struct CommandSpec {
-  std::string name;         // "compare"
-  std::string summary;      // one line, as `rubato --help` lists it
-  std::string positionals;  // what goes before the options' end ("DIR|REPORT..."), "" for none
+  std::string name;            // "compare"
+  std::string summary;         // one line, as `rubato --help` lists it
+  std::string positionals;     // what goes before the options' end ("DIR|REPORT..."), "" for none
   std::string after_dashdash;  // what goes after "--" ("PROGRAM ARGS"), "" for nothing
   std::vector<OptionSpec> options;
-  std::string footer;       // environment and notes, after the options
+  std::string footer;  // environment and notes, after the options
 };
 
 // `a` followed by `b` (option tables sharing options).

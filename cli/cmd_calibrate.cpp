@@ -32,13 +32,13 @@ const CommandSpec& calibrate_spec() {
       "",
       "PROGRAM ARGS (with --beta)",
       {
-          {"beta", kWhatToRun, "measure the program after -- at two frequencies: its beta (time ~ f^-beta)", "", "", ""},
+          {"beta", kWhatToRun, "measure the program after -- at two frequencies: its beta (time ~ f^-beta)", "", "",
+           ""},
           {"cpus", kWhatToRun, "the CPUs to measure", "LIST", "every CPU", "a CPU list, e.g. 0-3,8"},
           {"freqs", kWhatToRun, "the frequencies to measure", "LIST", "5 spread over the ladder",
            "frequencies, e.g. 1.2GHz,2.4GHz", true},
           {"seconds", kHowToMeasure, "length of each power measurement", "S", "5", "0.05..3600"},
-          {"latency-repeats", kHowToMeasure, "transition-latency measurements per frequency pair", "N", "5",
-           "1..1000"},
+          {"latency-repeats", kHowToMeasure, "transition-latency measurements per frequency pair", "N", "5", "1..1000"},
           {"runs", kHowToMeasure, "--beta: runs at each frequency", "N", "5", "2..10000"},
           {"timeout", kHowToMeasure, "--beta: stop a run after S seconds (0: never)", "S", "0", "0..1e6"},
           {"out", kWhereResultsGo, "where the profile (or --beta's result) is written", "FILE",
@@ -79,7 +79,8 @@ CalibrateOptions setup(const std::vector<std::string>& argv) {
   if (const auto s = a.value("runs")) o.runs = static_cast<int>(parse_integer("--runs", *s, 2, 10000));
   if (const auto s = a.value("timeout")) o.timeout_s = parse_number("--timeout", *s, 0, 1e6);
   if (const auto s = a.value("cpus"))
-    if (!parse_cpu_list(*s, o.measure.cpus) || o.measure.cpus.empty()) throw UsageError("--cpus " + *s + ": not a CPU list");
+    if (!parse_cpu_list(*s, o.measure.cpus) || o.measure.cpus.empty())
+      throw UsageError("--cpus " + *s + ": not a CPU list");
   for (const std::string& f : a.values("freqs")) {
     std::vector<double> hz;
     std::string error;
@@ -167,7 +168,7 @@ int measure_beta(const CalibrateOptions& o) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     const ChildResult c = run_child(o.program, {}, "/dev/null", "/dev/null", o.timeout_s);
     if (!c.started || c.exit_status != 0 || c.timed_out || c.interrupted) {
-      error = !c.started   ? c.error
+      error = !c.started      ? c.error
               : c.interrupted ? std::string("interrupted")
               : c.timed_out   ? std::string("the program timed out")
                               : "the program failed (exit status " + std::to_string(c.exit_status) + ")";
@@ -200,9 +201,9 @@ int measure_beta(const CalibrateOptions& o) {
   // The interval over the per-pair ratios (Student t): each pair ran
   // back to back, so slow drifts of the machine cancel within a pair.
   const Summary b = summarize(betas), f = summarize(t_fast), s = summarize(t_slow);
-  std::printf("beta %.4f  95%% CI [%.4f, %.4f]  (%d pairs; T_fast %.4f s ± %.4f, T_slow %.4f s ± %.4f; f %.0f / %.0f MHz)\n",
-              b.mean, b.mean - b.ci95, b.mean + b.ci95, o.runs, f.mean, f.ci95, s.mean, s.ci95, fast / 1e6,
-              slow / 1e6);
+  std::printf(
+      "beta %.4f  95%% CI [%.4f, %.4f]  (%d pairs; T_fast %.4f s ± %.4f, T_slow %.4f s ± %.4f; f %.0f / %.0f MHz)\n",
+      b.mean, b.mean - b.ci95, b.mean + b.ci95, o.runs, f.mean, f.ci95, s.mean, s.ci95, fast / 1e6, slow / 1e6);
   const double use = std::clamp(b.mean, 0.0, 1.0);
   std::printf("use it: RUBATO_BETA=%.3f RUBATO_POLICY=eco (RUBATO_BETA takes 0..1)\n", use);
   if (!o.out.empty()) {
@@ -210,9 +211,10 @@ int measure_beta(const CalibrateOptions& o) {
     j["program"] = o.program;
     j["host"] = calibration_host();
     j["date"] = calibration_date();
-    j["method"] = "rubato calibrate --beta: beta = (T_slow / T_fast - 1) / (f_fast / f_slow - 1) per pair of runs "
-                  "(interleaved, order alternating, one warm-up run not counted); mean and 95% Student-t interval "
-                  "over the pairs";
+    j["method"] =
+        "rubato calibrate --beta: beta = (T_slow / T_fast - 1) / (f_fast / f_slow - 1) per pair of runs "
+        "(interleaved, order alternating, one warm-up run not counted); mean and 95% Student-t interval "
+        "over the pairs";
     j["f_fast_hz"] = fast;
     j["f_slow_hz"] = slow;
     j["runs"] = o.runs;

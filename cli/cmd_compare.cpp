@@ -24,10 +24,11 @@ const CommandSpec& compare_spec() {
       "table of time, energy and EDP per workload x workers x policy, normalised to baseline",
       "DIR|REPORT",
       "",
-      with(comparison_option_specs(), {
-          {"json", kOutputFormat, "the comparison as JSON", "", "", ""},
-          {"csv", kOutputFormat, "one CSV row per workload x workers x policy", "", "", ""},
-      }),
+      with(comparison_option_specs(),
+           {
+               {"json", kOutputFormat, "the comparison as JSON", "", "", ""},
+               {"csv", kOutputFormat, "one CSV row per workload x workers x policy", "", "", ""},
+           }),
       "Reads every report (*.json) under the directories; a run's rubato-index.json lists its failed runs too.",
   };
   return spec;
@@ -76,8 +77,8 @@ int run_compare(const std::vector<std::string>& argv) {
     std::fputs(comparison_json(c).c_str(), stdout);
   } else if (o.csv) {
     std::fputs(comparison_csv(c).c_str(), stdout);
-    for (const auto& f : c.failed) std::fprintf(stderr, "rubato compare: failed run (not averaged): %s — %s\n",
-                                                f.reason.c_str(), f.files.c_str());
+    for (const auto& f : c.failed)
+      std::fprintf(stderr, "rubato compare: failed run (not averaged): %s — %s\n", f.reason.c_str(), f.files.c_str());
   } else {
     std::fputs(comparison_text(c).c_str(), stdout);
   }

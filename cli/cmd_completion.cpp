@@ -12,12 +12,9 @@ namespace rubato::cli {
 
 const CommandSpec& completion_spec() {
   static const CommandSpec spec{
-      "completion",
-      "print a shell completion script (bash) for rubato's commands and options",
-      "bash",
-      "",
-      {},
-      "Install: rubato completion bash > ~/.local/share/bash-completion/completions/rubato",
+      "completion", "print a shell completion script (bash) for rubato's commands and options",
+      "bash",       "",
+      {},           "Install: rubato completion bash > ~/.local/share/bash-completion/completions/rubato",
   };
   return spec;
 }
@@ -37,15 +34,19 @@ std::string bash_script() {
          "_rubato() {\n"
          "  local cur=${COMP_WORDS[COMP_CWORD]} opts\n"
          "  if [ \"$COMP_CWORD\" -eq 1 ]; then\n"
-         "    COMPREPLY=($(compgen -W \"" + commands + " --help --version\" -- \"$cur\"))\n"
+         "    COMPREPLY=($(compgen -W \"" +
+         commands +
+         " --help --version\" -- \"$cur\"))\n"
          "    return\n"
          "  fi\n"
          "  local w\n"
          "  for w in \"${COMP_WORDS[@]:1:COMP_CWORD-1}\"; do [ \"$w\" = \"--\" ] && return; done\n"
-         "  case ${COMP_WORDS[1]} in\n" + cases +
+         "  case ${COMP_WORDS[1]} in\n" +
+         cases +
          "    *) return ;;\n"
          "  esac\n"
-         "  if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\")); else COMPREPLY=($(compgen -f -- \"$cur\")); fi\n"
+         "  if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\")); else COMPREPLY=($(compgen -f -- "
+         "\"$cur\")); fi\n"
          "}\n"
          "complete -o filenames -F _rubato rubato\n";
 }

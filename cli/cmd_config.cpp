@@ -59,7 +59,8 @@ int run_config(const std::vector<std::string>& argv) {
     std::printf("%-26.*s %-18.*s default %.*s\n    %.*s\n    accepted: %.*s\n", int(k.env.size()), k.env.data(),
                 int(k.file_key.size()), k.file_key.data(), int(k.default_text.size()), k.default_text.data(),
                 int(k.description.size()), k.description.data(), int(k.accepted.size()), k.accepted.data());
-  std::printf("\nRUBATO_CONFIG=<file> reads 'key = value' lines (file keys above, '#' comments); the environment wins.\n");
+  std::printf(
+      "\nRUBATO_CONFIG=<file> reads 'key = value' lines (file keys above, '#' comments); the environment wins.\n");
   return 0;
 }
 

@@ -93,7 +93,8 @@ void print_json(const MachineInfo& m) {
   j["frequency_backends"] = capability_json(m.frequency_backends);
   j["backend_choice"] = m.chosen_backend_note;
   j["energy_meters"] = capability_json(m.energy_meters);
-  j["profile"] = {{"selected", m.profile}, {"error", m.profile_error}, {"available", m.profiles}, {"dirs", m.profile_dirs}};
+  j["profile"] = {
+      {"selected", m.profile}, {"error", m.profile_error}, {"available", m.profiles}, {"dirs", m.profile_dirs}};
   j["state_dir"] = m.state_dir;
   std::printf("%s\n", j.dump(2).c_str());
 }
@@ -117,9 +118,8 @@ void print_text(const MachineInfo& m) {
     const std::string range = d.available_hz.empty() ? format_frequency(d.min_hz) + ".." + format_frequency(d.max_hz)
                                                      : frequencies(d.available_hz);
     std::printf("  cpus %-8s governor %-12s driver %-14s %s  [%s]%s%s%s%s\n", join(d.cpus).c_str(), d.governor.c_str(),
-                d.driver.c_str(), range.c_str(), to_string(cpufreq_method_of(d)),
-                d.base_hz > 0 ? " base " : "", d.base_hz > 0 ? format_frequency(d.base_hz).c_str() : "",
-                d.epp.empty() ? "" : " epp ", d.epp.c_str());
+                d.driver.c_str(), range.c_str(), to_string(cpufreq_method_of(d)), d.base_hz > 0 ? " base " : "",
+                d.base_hz > 0 ? format_frequency(d.base_hz).c_str() : "", d.epp.empty() ? "" : " epp ", d.epp.c_str());
   }
   if (m.topology.uncore_domains.empty()) std::printf("uncore domains: none (no intel_uncore_frequency)\n");
   else std::printf("uncore domains: %zu\n", m.topology.uncore_domains.size());

@@ -49,9 +49,9 @@ using json = nlohmann::json;
 struct ModelOptions {
   std::vector<std::vector<double>> sets;  // solo utilisations; several with --identical
   bool identical = false;
-  std::vector<double> power_w;            // P0..Pn; empty: no power table
-  std::string power_source;               // "modeled:<profile>" or "modeled:power-table"
-  double accesses_per_s = 0;              // µ from the profile; 0 unknown
+  std::vector<double> power_w;  // P0..Pn; empty: no power table
+  std::string power_source;     // "modeled:<profile>" or "modeled:power-table"
+  double accesses_per_s = 0;    // µ from the profile; 0 unknown
   std::optional<double> candidate;
   efs::NewtonOptions newton;
   bool json = false;
@@ -68,7 +68,8 @@ double parse_solo(const std::string& option, const std::string& text) {
 ModelOptions setup(const std::vector<std::string>& argv) {
   Args a(argv, model_spec());
   if (a.positionals().empty()) throw UsageError("which model? (only 'efs' so far: rubato model efs --solo ...)");
-  if (a.positionals().front() != "efs") throw UsageError("unknown model '" + a.positionals().front() + "' (known: efs)");
+  if (a.positionals().front() != "efs")
+    throw UsageError("unknown model '" + a.positionals().front() + "' (known: efs)");
   if (a.positionals().size() > 1) throw UsageError("unexpected argument '" + a.positionals()[1] + "'");
   ModelOptions o;
   o.json = a.flag("json");
@@ -100,7 +101,8 @@ ModelOptions setup(const std::vector<std::string>& argv) {
   }
   if (power) {
     for (const std::string& p : split(*power, ',')) o.power_w.push_back(parse_number("--power", p, 0, 1e6));
-    if (o.power_w.size() < 2) throw UsageError("--power needs P0 (no core active) and at least P1 (W, comma-separated)");
+    if (o.power_w.size() < 2)
+      throw UsageError("--power needs P0 (no core active) and at least P1 (W, comma-separated)");
     o.power_source = "modeled:power-table";
   }
   if (const auto c = a.value("candidate")) {
@@ -173,10 +175,11 @@ std::string threshold_cell(const efs::AdmissionThreshold& t) {
 }
 
 std::string candidate_cell(const efs::AdmissionCheck& c) {
-  if (c.status != efs::SolveStatus::converged) return std::string("unknown (") + std::string(efs::to_string(c.status)) + ")";
+  if (c.status != efs::SolveStatus::converged)
+    return std::string("unknown (") + std::string(efs::to_string(c.status)) + ")";
   if (!c.energy_new) return "rejected: no free core";
-  return std::string(c.admit ? "admitted" : "rejected") + ": energy per work " + fixed(*c.energy_current, 2) +
-         " -> " + fixed(*c.energy_new, 2) + " J";
+  return std::string(c.admit ? "admitted" : "rejected") + ": energy per work " + fixed(*c.energy_current, 2) + " -> " +
+         fixed(*c.energy_new, 2) + " J";
 }
 
 std::string power_table_text(const std::vector<double>& p) {
@@ -206,7 +209,8 @@ void print_one(const Evaluation& e, const ModelOptions& o) {
                 std::string(efs::to_string(u.status)).c_str());
     return;
   }
-  std::printf("  throughput          %s   (Eq. 12, α = 1: solo-thread equivalents)\n", fixed(e.set.throughput, 4).c_str());
+  std::printf("  throughput          %s   (Eq. 12, α = 1: solo-thread equivalents)\n",
+              fixed(e.set.throughput, 4).c_str());
   if (o.power_w.empty()) {
     std::printf("  power, energy per work and admission need P0..Pn: --profile NAME or --power P0,P1,...\n");
     return;
@@ -222,7 +226,8 @@ void print_one(const Evaluation& e, const ModelOptions& o) {
   }
   std::printf("  one more thread     runs if %s   (Eqs. 10 + 16)\n", threshold_cell(*e.admission).c_str());
   if (e.candidate)
-    std::printf("  candidate b = %s   %s   (Eq. 15)\n", fixed(*o.candidate, 4).c_str(), candidate_cell(*e.candidate).c_str());
+    std::printf("  candidate b = %s   %s   (Eq. 15)\n", fixed(*o.candidate, 4).c_str(),
+                candidate_cell(*e.candidate).c_str());
 }
 
 void print_identical(const std::vector<Evaluation>& all, const ModelOptions& o) {
@@ -232,8 +237,8 @@ void print_identical(const std::vector<Evaluation>& all, const ModelOptions& o) 
   std::vector<std::string> header{"solo b", "u each", "slowdown", "U", "throughput"};
   if (!o.power_w.empty()) {
     const std::size_t n = all.front().solo.size();
-    header.insert(header.end(), {"power W", "energy/work J", "thread " + std::to_string(n) + " runs if",
-                                 "admitted", "thread " + std::to_string(n + 1) + " runs if"});
+    header.insert(header.end(), {"power W", "energy/work J", "thread " + std::to_string(n) + " runs if", "admitted",
+                                 "thread " + std::to_string(n + 1) + " runs if"});
     if (o.candidate) header.push_back("candidate b = " + fixed(*o.candidate, 2));
   }
   TextTable table(header, {true, true, true, true, true, true, true, false, false, false, false});
@@ -243,8 +248,7 @@ void print_identical(const std::vector<Evaluation>& all, const ModelOptions& o) 
     if (u.ok())
       row.insert(row.end(), {fixed(u.u.front(), 4), fixed(e.set.slowdowns.front(), 4), fixed(u.total, 4),
                              fixed(e.set.throughput, 4)});
-    else
-      row.insert(row.end(), {"—", "—", "—", "Newton " + newton_note(u)});
+    else row.insert(row.end(), {"—", "—", "—", "Newton " + newton_note(u)});
     if (!o.power_w.empty()) {
       row.push_back(e.set.power_w ? fixed(*e.set.power_w, 1) : "—");
       row.push_back(e.set.energy_per_work ? fixed(*e.set.energy_per_work, 2) : "—");
@@ -260,9 +264,7 @@ void print_identical(const std::vector<Evaluation>& all, const ModelOptions& o) 
   if (!o.power_w.empty()) std::printf("\n  energy per work: J per solo-thread-second, %s\n", o.power_source.c_str());
 }
 
-json optional_number(const std::optional<double>& v) {
-  return v && std::isfinite(*v) ? json(*v) : json(nullptr);
-}
+json optional_number(const std::optional<double>& v) { return v && std::isfinite(*v) ? json(*v) : json(nullptr); }
 
 json to_json(const Evaluation& e) {
   const auto& u = e.set.utilisation;

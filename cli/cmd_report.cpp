@@ -35,12 +35,13 @@ const CommandSpec& report_spec() {
       "figures (SVG, PNG) and one self-contained HTML page from results directories",
       "DIR",
       "",
-      with(comparison_option_specs(), {
-          {"trace", kWhatToRun, "also draw this RUBATO_TRACE file's timeline", "FILE", "", "a trace file", true},
-          {"out", kWhereResultsGo, "the directory the page and figures go to", "OUT", "", "a directory (required)", false,
-           'o'},
-          {"no-png", kOutputFormat, "SVG figures only (no rsvg-convert run)", "", "", ""},
-      }),
+      with(comparison_option_specs(),
+           {
+               {"trace", kWhatToRun, "also draw this RUBATO_TRACE file's timeline", "FILE", "", "a trace file", true},
+               {"out", kWhereResultsGo, "the directory the page and figures go to", "OUT", "", "a directory (required)",
+                false, 'o'},
+               {"no-png", kOutputFormat, "SVG figures only (no rsvg-convert run)", "", "", ""},
+           }),
       "PNG figures need rsvg-convert (librsvg2-bin); without it the SVGs and the page are complete.",
   };
   return spec;
@@ -93,8 +94,9 @@ int run_report(const std::vector<std::string>& argv) {
     std::string error;
     const auto trace = read_trace(o.traces[i], error);
     if (!trace) throw std::runtime_error(o.traces[i] + ": " + error);
-    figures.push_back(timeline_figure(*trace, fs::path(o.traces[i]).filename().string(),
-                                      "timeline" + (o.traces.size() > 1 ? "-" + std::to_string(i + 1) : std::string())));
+    figures.push_back(
+        timeline_figure(*trace, fs::path(o.traces[i]).filename().string(),
+                        "timeline" + (o.traces.size() > 1 ? "-" + std::to_string(i + 1) : std::string())));
   }
   std::error_code ec;
   fs::create_directories(o.out, ec);
@@ -102,8 +104,9 @@ int run_report(const std::vector<std::string>& argv) {
   const fs::path out(o.out);
   const bool png = o.png && find_in_path("rsvg-convert");
   if (o.png && !png)
-    std::fprintf(stderr, "rubato report: no PNG files: rsvg-convert not found (apt-get install librsvg2-bin); "
-                         "the SVG files and the HTML page are complete\n");
+    std::fprintf(stderr,
+                 "rubato report: no PNG files: rsvg-convert not found (apt-get install librsvg2-bin); "
+                 "the SVG files and the HTML page are complete\n");
   for (const Figure& f : figures) {
     const fs::path svg = out / (f.stem + ".svg");
     write_text(svg, f.svg);
@@ -115,8 +118,7 @@ int run_report(const std::vector<std::string>& argv) {
     if (!r.started || r.exit_status != 0)
       std::fprintf(stderr, "rubato report: rsvg-convert failed on %s (exit %d); see %s\n", svg.string().c_str(),
                    r.exit_status, (out / ".rsvg-convert.log").string().c_str());
-    else
-      std::printf("%s\n", png_path.string().c_str());
+    else std::printf("%s\n", png_path.string().c_str());
   }
   fs::remove(out / ".rsvg-convert.log", ec);
   write_text(out / "comparison.csv", comparison_csv(c));

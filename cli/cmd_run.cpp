@@ -46,8 +46,10 @@ const CommandSpec& run_spec() {
            "2", "0..trials-1"},
           {"workers", kWhatToRun, "worker counts to run (OMP_NUM_THREADS, RUBATO_WORKERS)", "LIST",
            "this machine's cores", "integers 1..4096, comma-separated"},
-          {"mix", kWhatToRun, "programs run together instead of -- PROGRAM, stopped / continued by efs, placed by "
-                              "affinity", "\"PROG ARGS; PROG ARGS\"", "", "';'-separated command lines"},
+          {"mix", kWhatToRun,
+           "programs run together instead of -- PROGRAM, stopped / continued by efs, placed by "
+           "affinity",
+           "\"PROG ARGS; PROG ARGS\"", "", "';'-separated command lines"},
           {"launcher", kWhatToRun, "start each trial through this launcher: a report per rank, merged per node",
            "\"CMD\"", "", "e.g. \"mpirun -np 4\", \"srun -N 2 --ntasks-per-node=2\""},
           {"launcher-kind", kWhatToRun, "how the tool's variables reach the ranks", "KIND", "from --launcher",
@@ -90,7 +92,7 @@ struct RunOptions {
   double timeout_s = 0;
   bool json = false, csv = false;
   std::vector<std::string> program;
-  std::string mix;  // --mix "progA; progB": the programs run together, controlled by rubato itself
+  std::string mix;                   // --mix "progA; progB": the programs run together, controlled by rubato itself
   std::optional<Launcher> launcher;  // --launcher "mpirun -np 4": each trial is one launch through it
 };
 
@@ -125,7 +127,8 @@ RunOptions setup(const std::vector<std::string>& argv) {
     if (!spec) throw UsageError("--policies: '" + p + "': " + error);
     // A mix's programs run without the tool: only rubato's own controllers act on them.
     if (!o.mix.empty() && (spec->changes_tempo() || spec->guarded))
-      throw UsageError("--policies: '" + p + "': a --mix runs baseline, efs and affinity only (tempo policies act "
+      throw UsageError("--policies: '" + p +
+                       "': a --mix runs baseline, efs and affinity only (tempo policies act "
                        "inside a program, through the tool)");
     o.policies.push_back(spec->name());
   }
@@ -141,7 +144,8 @@ RunOptions setup(const std::vector<std::string>& argv) {
   o.backend = a.value_or("backend", "");
   o.profile = a.value_or("profile", "");
   o.likwid_group = a.value_or("likwid", "");
-  if (!o.mix.empty() && !o.likwid_group.empty()) throw UsageError("--likwid wraps one program; it does not go with --mix");
+  if (!o.mix.empty() && !o.likwid_group.empty())
+    throw UsageError("--likwid wraps one program; it does not go with --mix");
   o.likwid_command = a.value_or("likwid-command", o.likwid_command);
   o.timeout_s = parse_number("--timeout", a.value_or("timeout", "0"), 0, 1e7);
   o.json = a.flag("json");
@@ -154,7 +158,8 @@ RunOptions setup(const std::vector<std::string>& argv) {
   if (const auto launcher = a.value("launcher")) {
     if (!o.mix.empty()) throw UsageError("--launcher starts one program on every rank; it does not go with --mix");
     if (!o.likwid_group.empty())
-      throw UsageError("--likwid wraps one process; with --launcher, put likwid-perfctr (or likwid-mpirun) in the program");
+      throw UsageError(
+          "--likwid wraps one process; with --launcher, put likwid-perfctr (or likwid-mpirun) in the program");
     o.launcher = make_launcher(*launcher, forced);
   } else if (forced) {
     throw UsageError("--launcher-kind goes with --launcher");
@@ -274,7 +279,8 @@ int run_run(const std::vector<std::string>& argv) {
     std::fprintf(stderr, "rubato run: each trial launched by '%s' (%s: %s)\n", o.launcher->text.c_str(),
                  to_string(o.launcher->kind), o.launcher->kind_why.c_str());
     if (o.launcher->kind == LauncherKind::inherit)
-      std::fprintf(stderr, "rubato run: '%s' is no launcher rubato knows (Open MPI, MPICH/Hydra, Slurm): the tool's "
+      std::fprintf(stderr,
+                   "rubato run: '%s' is no launcher rubato knows (Open MPI, MPICH/Hydra, Slurm): the tool's "
                    "variables are only set in its environment; pass --launcher-kind if the ranks do not get them\n",
                    o.launcher->argv.front().c_str());
   }
@@ -306,7 +312,8 @@ int run_run(const std::vector<std::string>& argv) {
     const ChildResult r =
         !o.mix.empty()
             ? run_mix_trial(o, run, (out / dir).string())
-            : launch_trial(o, command, run_environment(run, tool, report_pattern((out / dir).string(), o.launcher.has_value())),
+            : launch_trial(o, command,
+                           run_environment(run, tool, report_pattern((out / dir).string(), o.launcher.has_value())),
                            (out / dir).string());
     interrupted = r.interrupted;
     label.exit_status = r.started ? r.exit_status : 127;
@@ -329,7 +336,8 @@ int run_run(const std::vector<std::string>& argv) {
 
   const Comparison c = compare_runs(load_run_records({out.string()}), {o.skip, "baseline"});
   for (const auto& line : c.refused) std::fprintf(stderr, "rubato run: %s\n", line.c_str());
-  if (c.refused.empty()) std::fputs((o.json ? comparison_json(c) : o.csv ? comparison_csv(c) : comparison_text(c)).c_str(), stdout);
+  if (c.refused.empty())
+    std::fputs((o.json ? comparison_json(c) : o.csv ? comparison_csv(c) : comparison_text(c)).c_str(), stdout);
   std::fflush(stdout);
   std::fprintf(stderr, "rubato run: results in %s (rubato compare %s; rubato report %s -o %s/report)\n",
                out.string().c_str(), out.string().c_str(), out.string().c_str(), out.string().c_str());

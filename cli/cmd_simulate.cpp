@@ -35,10 +35,12 @@ const CommandSpec& simulate_spec() {
       "",
       "",
       {
-          {"profile", kWhatToRun, "the modelled machine", "NAME", "", "a name from power/profiles or a JSON file (required)"},
-          {"workers", kWhatToRun, "worker counts to simulate", "N[,N...]", "", "integers up to the profile's cores (required)",
-           true},
-          {"dag", kWhatToRun, "a synthetic task graph", "SPEC", "", "e.g. fib:25 or a PBBS preset (sim/README.md; this or --trace)"},
+          {"profile", kWhatToRun, "the modelled machine", "NAME", "",
+           "a name from power/profiles or a JSON file (required)"},
+          {"workers", kWhatToRun, "worker counts to simulate", "N[,N...]", "",
+           "integers up to the profile's cores (required)", true},
+          {"dag", kWhatToRun, "a synthetic task graph", "SPEC", "",
+           "e.g. fib:25 or a PBBS preset (sim/README.md; this or --trace)"},
           {"trace", kWhatToRun, "replay a RUBATO_TRACE file", "FILE", "", "a trace file (this or --dag)"},
           {"policy", kWhatToRun, "policies to simulate", "P[,P...]", "", std::string(kPolicyAccepted) + " (required)",
            true},
@@ -94,7 +96,7 @@ struct SimulateOptions {
   sim::Placement placement = sim::Placement::spread;
   double steal_cost_s = 1e-6;
   double min_dwell_s = 0;
-  double uncore_hz = 0;  // --uncore: pinned uncore frequency, charged at the profile's uncore_power
+  double uncore_hz = 0;       // --uncore: pinned uncore frequency, charged at the profile's uncore_power
   double slack_dwell_s = -1;  // --slack-dwell; <0: the profile's default (power/slack_setup.hpp)
   int thresholds = 2;
   std::uint32_t profile_window = 16;
@@ -162,7 +164,8 @@ SimulateOptions setup(const std::vector<std::string>& argv) {
   for (std::size_t w : o.workers)
     if (w > static_cast<std::size_t>(o.profile.cores))
       throw UsageError("--workers " + std::to_string(w) + ": profile '" + o.profile.name + "' has " +
-                       std::to_string(o.profile.cores) + " cores (--cores N scales it; oversubscription is not simulated)");
+                       std::to_string(o.profile.cores) +
+                       " cores (--cores N scales it; oversubscription is not simulated)");
 
   for (const std::string& p : a.list_values("policy")) {
     auto spec = parse_policy(p, error);
@@ -170,8 +173,9 @@ SimulateOptions setup(const std::vector<std::string>& argv) {
     if (spec->affinity)
       throw UsageError("--policy " + p + ": affinity needs cache and placement models the simulator does not have");
     if (spec->efs && !(o.profile.memory_accesses_per_s > 0 && !o.profile.active_cores_power_w.empty()))
-      throw UsageError("--policy " + p + ": efs needs memory_accesses_per_s and active_cores_power_w in the profile; '" +
-                       o.profile.name + "' lacks them (i5-2500 has both)");
+      throw UsageError("--policy " + p +
+                       ": efs needs memory_accesses_per_s and active_cores_power_w in the profile; '" + o.profile.name +
+                       "' lacks them (i5-2500 has both)");
     o.policies.push_back(*spec);
   }
   if (o.policies.empty()) throw UsageError("--policy is required (e.g. --policy baseline,hermes)");
@@ -201,7 +205,9 @@ SimulateOptions setup(const std::vector<std::string>& argv) {
   if (const auto m = a.value("model")) {
     if (*m == "cilk") o.model = sim::SpawnModel::cilk;
     else if (*m == "omp") o.model = sim::SpawnModel::omp;
-    else throw UsageError("--model " + *m + ": expected cilk (work-first, continuation stealing) or omp (child stealing, tied tasks)");
+    else
+      throw UsageError("--model " + *m +
+                       ": expected cilk (work-first, continuation stealing) or omp (child stealing, tied tasks)");
     o.model_given = true;
   }
   if (const auto p = a.value("placement")) {
@@ -249,7 +255,9 @@ SimulateOptions setup(const std::vector<std::string>& argv) {
   if (const auto t = a.value("throttle")) {
     if (*t == "preempt") o.throttle = sim::ThrottleMode::preempt;
     else if (*t == "task") o.throttle = sim::ThrottleMode::task;
-    else throw UsageError("--throttle " + *t + ": expected preempt (stop at once) or task (at the next task scheduling point)");
+    else
+      throw UsageError("--throttle " + *t +
+                       ": expected preempt (stop at once) or task (at the next task scheduling point)");
     o.extra_args += " --throttle " + *t;
   }
   if (o.model_given) o.extra_args += std::string(" --model ") + sim::to_string(o.model);
@@ -343,8 +351,8 @@ int run_simulate(const std::vector<std::string>& argv) {
     so.steal_cost_s = o.steal_cost_s;
     so.min_dwell_s = o.min_dwell_s;
     so.uncore_hz = o.uncore_hz;
-    so.engine.slack_dwell_ns = static_cast<std::uint64_t>(
-        (o.slack_dwell_s > 0 ? o.slack_dwell_s : slack_dwell_default_s(&o.profile)) * 1e9);
+    so.engine.slack_dwell_ns =
+        static_cast<std::uint64_t>((o.slack_dwell_s > 0 ? o.slack_dwell_s : slack_dwell_default_s(&o.profile)) * 1e9);
     if (o.contention) so.contention = &efs_contention;
     so.control_interval_s = o.control_interval_s;
     so.throttle = o.throttle;
@@ -353,10 +361,12 @@ int run_simulate(const std::vector<std::string>& argv) {
 
     // Everything but policy, workers and seed defines what is compared (rubato compare's workload).
     const std::string freqs = ladder_text(ladder);
-    const std::string workload = "sim " + workload_input + " --profile " + o.profile.name + " --freqs " + freqs + o.extra_args;
+    const std::string workload =
+        "sim " + workload_input + " --profile " + o.profile.name + " --freqs " + freqs + o.extra_args;
     const std::string command = "rubato simulate --profile " + quoted(o.profile.name) + " --workers " +
-                                std::to_string(c.workers) + " " + workload_input + " --policy " + quoted(c.policy.name()) +
-                                " --seed " + std::to_string(so.seed) + " --freqs " + freqs + o.extra_args;
+                                std::to_string(c.workers) + " " + workload_input + " --policy " +
+                                quoted(c.policy.name()) + " --seed " + std::to_string(so.seed) + " --freqs " + freqs +
+                                o.extra_args;
     Report rep = sim::make_report(simulation, program.description, command);
     rep.workload = workload;
     rep.trial = c.trial;

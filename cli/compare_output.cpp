@@ -76,7 +76,8 @@ std::string format_mean_ci(double mean, double ci95) {
   const double magnitude = std::max(std::fabs(mean), ci95);
   if (magnitude < 1e-3 || magnitude >= 1e7) {  // tiny or huge: scientific, 2 digits of the interval
     char buf[96];
-    const int digits = std::clamp(static_cast<int>(std::floor(std::log10(magnitude)) - std::floor(std::log10(ci95))) + 1, 1, 6);
+    const int digits =
+        std::clamp(static_cast<int>(std::floor(std::log10(magnitude)) - std::floor(std::log10(ci95))) + 1, 1, 6);
     std::snprintf(buf, sizeof buf, "%.*e ± %.1e", digits, mean, ci95);
     return buf;
   }
@@ -103,17 +104,17 @@ std::vector<std::string> comparison_header(const Comparison& c) {
       profiles.insert(p.profiles.begin(), p.profiles.end());
       if (!p.energy_source.empty()) sources.insert(p.energy_source);
     }
-  std::vector<std::string> lines{
-      std::to_string(c.runs) + " process reports, " + std::to_string(c.workloads.size()) +
-          " workload x workers groups, policies " + joined(policies),
-      "mean ± 95% CI (Student t) over the trials left after dropping the first " + std::to_string(c.skip) +
-          " of each series; normalised to " + c.baseline,
-      "backend " + (backends.empty() ? std::string("?") : joined(backends)) + ", profile " +
-          (profiles.empty() ? std::string("?") : joined(profiles)) + ", energy " +
-          (sources.empty() ? std::string("not available") : joined(sources))};
+  std::vector<std::string> lines{std::to_string(c.runs) + " process reports, " + std::to_string(c.workloads.size()) +
+                                     " workload x workers groups, policies " + joined(policies),
+                                 "mean ± 95% CI (Student t) over the trials left after dropping the first " +
+                                     std::to_string(c.skip) + " of each series; normalised to " + c.baseline,
+                                 "backend " + (backends.empty() ? std::string("?") : joined(backends)) + ", profile " +
+                                     (profiles.empty() ? std::string("?") : joined(profiles)) + ", energy " +
+                                     (sources.empty() ? std::string("not available") : joined(sources))};
   if (backends.count("emulated"))
-    lines.push_back("emulated: slowed workers really run slower (tasks stretched as the profile's DVFS model says); "
-                    "the energy is that model's, not a measurement");
+    lines.push_back(
+        "emulated: slowed workers really run slower (tasks stretched as the profile's DVFS model says); "
+        "the energy is that model's, not a measurement");
   return lines;
 }
 
@@ -128,10 +129,10 @@ WorkloadTable workload_table(const Comparison& c, const WorkloadResult& w) {
   if (!w.nodes.empty() && (*w.nodes.rbegin() > 1 || *w.ranks.rbegin() > 1)) t.title += " — " + nodes_ranks_text(w);
   t.header = {"policy", "n", "time [s]", "energy [J]"};
   if (source_column) t.header.push_back("energy source");
-  for (std::string h : {std::string("EDP [J·s]"), std::string("energy saving %"), std::string("time loss %"),
-                        "EDP / " + c.baseline, std::string("steals"), std::string("transitions"),
-                        std::string("wait [s]"), std::string("slowed wait [s]"), std::string("slowed wake-ups"),
-                        std::string("busy at level % (0 = fastest)")})
+  for (std::string h :
+       {std::string("EDP [J·s]"), std::string("energy saving %"), std::string("time loss %"), "EDP / " + c.baseline,
+        std::string("steals"), std::string("transitions"), std::string("wait [s]"), std::string("slowed wait [s]"),
+        std::string("slowed wake-ups"), std::string("busy at level % (0 = fastest)")})
     t.header.push_back(std::move(h));
   t.numeric.assign(t.header.size(), true);
   t.numeric[0] = false;
@@ -227,8 +228,8 @@ std::string comparison_csv(const Comparison& c) {
              std::to_string(p.trials.size()) + "," + std::to_string(p.used) + "," + std::to_string(p.skipped) + "," +
              std::to_string(p.failed) + "," + summary(p.time_s) + "," +
              (p.energy_source.empty() ? std::string(",") : summary(p.energy_j)) + "," + csv_quote(p.energy_source) +
-             "," + (p.energy_source.empty() ? std::string(",") : summary(p.edp)) + "," +
-             ratio(p.energy_saving_pct()) + "," + ratio(p.time_loss_pct()) + "," + ratio(p.edp_ratio) + "," +
+             "," + (p.energy_source.empty() ? std::string(",") : summary(p.edp)) + "," + ratio(p.energy_saving_pct()) +
+             "," + ratio(p.time_loss_pct()) + "," + ratio(p.edp_ratio) + "," +
              csv_number(p.steals.n ? p.steals.mean : NAN) + "," +
              csv_number(p.transitions.n ? p.transitions.mean : NAN) + "," +
              csv_number(p.emulated_delay_s.n ? p.emulated_delay_s.mean : NAN) + "," +
@@ -250,8 +251,8 @@ std::string comparison_json(const Comparison& c) {
     for (const auto& p : w.policies) {
       json trials = json::array();
       for (const auto& t : p.trials) {
-        json tj{{"trial", t.trial}, {"ok", t.ok}, {"skipped", t.skipped}, {"files", t.files}, {"ranks", t.ranks},
-                {"hosts", t.hosts}};
+        json tj{{"trial", t.trial}, {"ok", t.ok},       {"skipped", t.skipped},
+                {"files", t.files}, {"ranks", t.ranks}, {"hosts", t.hosts}};
         if (!t.ok) {
           tj["failure"] = t.failure;
         } else {
@@ -308,13 +309,20 @@ std::string comparison_json(const Comparison& c) {
   }
   json failed = json::array();
   for (const auto& f : c.failed) {
-    json fj{{"workload", f.workload}, {"workers", f.workers}, {"policy", f.policy}, {"files", f.files},
+    json fj{{"workload", f.workload},
+            {"workers", f.workers},
+            {"policy", f.policy},
+            {"files", f.files},
             {"reason", f.reason}};
     fj["trial"] = f.trial ? json(*f.trial) : json(nullptr);
     failed.push_back(std::move(fj));
   }
-  const json j{{"skip", c.skip},       {"baseline", c.baseline}, {"runs", c.runs},
-               {"groups", std::move(groups)}, {"failed", std::move(failed)}, {"notes", c.notes},
+  const json j{{"skip", c.skip},
+               {"baseline", c.baseline},
+               {"runs", c.runs},
+               {"groups", std::move(groups)},
+               {"failed", std::move(failed)},
+               {"notes", c.notes},
                {"refused", c.refused}};
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }

@@ -119,7 +119,8 @@ TrialResult merge_trial(const std::vector<const RunRecord*>& recs, std::vector<s
     const auto uncore = external_value(rep, kModeledUncoreKey);
     if (!rep.energy.available) {
       energy_everywhere = false;
-      if (t.energy_why_not.empty()) t.energy_why_not = rep.energy.why_not.empty() ? "not available" : rep.energy.why_not;
+      if (t.energy_why_not.empty())
+        t.energy_why_not = rep.energy.why_not.empty() ? "not available" : rep.energy.why_not;
     } else {
       const bool measured = is_measured(rep.energy.source);
       // A modeled figure is the report's energy_modeled_j (same model, same run): its uncore part applies.
@@ -255,8 +256,8 @@ void normalise(PolicyResult& p, const PolicyResult& base) {
   if (p.energy_source.empty() || base.energy_source.empty()) {
     p.normalise_note = "energy not normalised: " + (p.energy_source.empty() ? p.energy_note : base.energy_note);
   } else if (p.energy_source != base.energy_source) {
-    p.normalise_note = "energy not normalised: source " + p.energy_source + " differs from the baseline's " +
-                       base.energy_source;
+    p.normalise_note =
+        "energy not normalised: source " + p.energy_source + " differs from the baseline's " + base.energy_source;
   } else {
     p.energy_ratio = ratio_of_means(p.energy_j, base.energy_j);
     p.edp_ratio = ratio_of_means(p.edp, base.edp);
@@ -353,10 +354,11 @@ Comparison compare_runs(const std::vector<RunRecord>& records, const CompareOpti
         p.trials.push_back(std::move(t));
       }
     }
-    const std::string where = workload + " [" + std::to_string(workers) + (workers == 1 ? " worker, " : " workers, ") +
-                              policy + "]";
+    const std::string where =
+        workload + " [" + std::to_string(workers) + (workers == 1 ? " worker, " : " workers, ") + policy + "]";
     if (merged_ranks)
-      c.notes.push_back(where + ": multi-rank trials merged (time = slowest rank; energy once per node: measured = "
+      c.notes.push_back(where +
+                        ": multi-rank trials merged (time = slowest rank; energy once per node: measured = "
                         "the node's meter once, modeled = the node's uncore once + each rank's cores; steals and "
                         "tasks summed)");
     summarize_policy(p, c.notes, where);
@@ -408,8 +410,8 @@ Comparison compare_runs(const std::vector<RunRecord>& records, const CompareOpti
 std::string nodes_ranks_text(const WorkloadResult& w) {
   auto range = [](const std::set<int>& v, const char* one, const char* many) {
     if (v.empty()) return std::string();
-    const std::string n = v.size() == 1 ? std::to_string(*v.begin())
-                                        : std::to_string(*v.begin()) + "-" + std::to_string(*v.rbegin());
+    const std::string n =
+        v.size() == 1 ? std::to_string(*v.begin()) : std::to_string(*v.begin()) + "-" + std::to_string(*v.rbegin());
     return n + " " + (v.size() == 1 && *v.begin() == 1 ? one : many);
   };
   if (w.nodes.empty()) return "";

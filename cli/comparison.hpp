@@ -26,14 +26,14 @@ struct TrialResult {
   int trial = 0;
   std::vector<std::string> files;
   bool ok = true;
-  std::string failure;      // why not ok
-  bool skipped = false;     // among the first `skip` of its series
+  std::string failure;   // why not ok
+  bool skipped = false;  // among the first `skip` of its series
   int ranks = 1;
-  int hosts = 1;            // nodes
+  int hosts = 1;  // nodes
   double time_s = 0;
   bool energy_available = false;
   double energy_j = 0;
-  std::string energy_source;   // common to the ranks; "mixed: a, b" when not
+  std::string energy_source;  // common to the ranks; "mixed: a, b" when not
   std::string energy_why_not;
   std::uint64_t steals = 0;
   std::uint64_t tasks = 0;  // completed, summed over workers and ranks
@@ -55,12 +55,12 @@ struct PolicyResult {
   std::vector<TrialResult> trials;  // every trial, in order (skipped and failed too)
   std::size_t used = 0, skipped = 0, failed = 0;
   Summary time_s, energy_j, edp;
-  std::string energy_source;   // of the averaged trials; empty when energy is not averaged
-  std::string energy_note;     // why energy is not averaged, or "" 
+  std::string energy_source;  // of the averaged trials; empty when energy is not averaged
+  std::string energy_note;    // why energy is not averaged, or ""
   Summary steals, tasks, transitions, emulated_delay_s;
   Summary wait_s, wait_slowed_s, slowed_wakeups;
-  Summary raise_delay_s;  // per slowed wake-up (trials without one left out)
-  std::vector<double> level_share;   // mean share of busy time at each tempo level (0 = fastest)
+  Summary raise_delay_s;            // per slowed wake-up (trials without one left out)
+  std::vector<double> level_share;  // mean share of busy time at each tempo level (0 = fastest)
   std::map<std::string, Summary> external;
   std::vector<std::string> backends, profiles;  // seen in the averaged trials
   // Normalised to the baseline of the same workload and workers (absent for the baseline itself
@@ -85,7 +85,7 @@ struct WorkloadResult {
 };
 
 struct FailedRun {
-  std::string workload;   // empty when the report could not be read at all
+  std::string workload;  // empty when the report could not be read at all
   int workers = 0;
   std::string policy;
   std::optional<int> trial;
@@ -102,7 +102,7 @@ struct Comparison {
   // Groups whose trials ran on different numbers of nodes, one line each:
   // time and energy across node counts are not compared (compare exits 1).
   std::vector<std::string> refused;
-  std::size_t runs = 0;            // records read
+  std::size_t runs = 0;  // records read
 };
 
 struct CompareOptions {

@@ -143,7 +143,8 @@ Launcher make_launcher(const std::string& text, std::optional<LauncherKind> forc
   // A plain mpirun / mpiexec: ask it which MPI it belongs to.
   const fs::path tmp = fs::temp_directory_path() / ("rubato-launcher-" + std::to_string(getpid()));
   const ChildResult r = run_child({l.argv.front(), "--version"}, {}, tmp.string() + ".out", tmp.string() + ".err", 10);
-  const std::string version = read_file(tmp.string() + ".out").value_or("") + read_file(tmp.string() + ".err").value_or("");
+  const std::string version =
+      read_file(tmp.string() + ".out").value_or("") + read_file(tmp.string() + ".err").value_or("");
   std::error_code ec;
   fs::remove(tmp.string() + ".out", ec);
   fs::remove(tmp.string() + ".err", ec);
@@ -195,8 +196,7 @@ std::vector<std::string> launch_command(const Launcher& l, const EnvOverrides& e
       out.push_back(exports);
       break;
     }
-    case LauncherKind::inherit:
-      break;
+    case LauncherKind::inherit: break;
   }
   out.insert(out.end(), program.begin(), program.end());
   return out;

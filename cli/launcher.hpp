@@ -28,8 +28,8 @@ struct Launcher {
   std::string text;               // as given
   std::vector<std::string> argv;  // split like a shell would (quotes, backslashes; no expansion)
   LauncherKind kind = LauncherKind::inherit;
-  std::string kind_why;           // how the kind was found ("srun", "mpirun --version says Open MPI", ...)
-  std::optional<int> ranks;       // from -np / -n / --ntasks / -N x --ntasks-per-node, when given
+  std::string kind_why;      // how the kind was found ("srun", "mpirun --version says Open MPI", ...)
+  std::optional<int> ranks;  // from -np / -n / --ntasks / -N x --ntasks-per-node, when given
 };
 
 // Splits a command line as a POSIX shell would split words ('…', "…", \x), without

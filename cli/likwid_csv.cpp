@@ -38,9 +38,7 @@ std::string lower(std::string s) {
 
 }  // namespace
 
-bool LikwidTable::is_metric() const {
-  return title.size() >= 6 && title.compare(title.size() - 6, 6, "Metric") == 0;
-}
+bool LikwidTable::is_metric() const { return title.size() >= 6 && title.compare(title.size() - 6, 6, "Metric") == 0; }
 
 std::optional<LikwidOutput> parse_likwid_csv(std::string_view text, std::string& error) {
   error.clear();

@@ -16,8 +16,8 @@
 namespace rubato::cli {
 
 struct LikwidTable {
-  std::string title;   // "Group 1 Metric", "Region r1,Group 1 Raw STAT"
-  std::string group;   // "ENERGY"
+  std::string title;  // "Group 1 Metric", "Region r1,Group 1 Raw STAT"
+  std::string group;  // "ENERGY"
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
   bool is_metric() const;  // a per-HWThread metric table (not STAT)

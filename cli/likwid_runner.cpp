@@ -29,9 +29,7 @@ std::string last_line(const std::string& text) {
 
 }  // namespace
 
-std::string likwid_cpu_list(int workers) {
-  return workers <= 1 ? "0" : "0-" + std::to_string(workers - 1);
-}
+std::string likwid_cpu_list(int workers) { return workers <= 1 ? "0" : "0-" + std::to_string(workers - 1); }
 
 std::vector<std::string> likwid_wrap(const std::string& perfctr, const std::string& group, int workers,
                                      const std::string& csv_path, const std::vector<std::string>& argv) {

@@ -13,12 +13,14 @@
 namespace {
 
 void print_help() {
-  std::printf("rubato %s — energy-aware tempo layer for task-parallel programs\n\nusage: rubato <command> [options]\n\n",
-              rubato::kVersion);
+  std::printf(
+      "rubato %s — energy-aware tempo layer for task-parallel programs\n\nusage: rubato <command> [options]\n\n",
+      rubato::kVersion);
   for (const auto& c : rubato::cli::commands())
     std::printf("  %-10s %s\n", c.spec().name.c_str(), c.spec().summary.c_str());
-  std::printf("\n  rubato <command> --help   shows a command's options\n"
-              "  attach to OpenMP programs: OMP_TOOL_LIBRARIES=/path/librubato_ompt.so ./app\n");
+  std::printf(
+      "\n  rubato <command> --help   shows a command's options\n"
+      "  attach to OpenMP programs: OMP_TOOL_LIBRARIES=/path/librubato_ompt.so ./app\n");
 }
 
 }  // namespace

@@ -104,8 +104,9 @@ ChildResult run_mix(const MixSetup& m) {
   report.steals_observed = false;
   report.backend = "none";
   report.policy = m.policy.name();
-  report.energy.why_not = "a --mix run measures no energy (rubato changes no frequency here; programs are only stopped, "
-                          "continued and placed)";
+  report.energy.why_not =
+      "a --mix run measures no energy (rubato changes no frequency here; programs are only stopped, "
+      "continued and placed)";
 
   ProcessThrottle throttle(clock);
   std::vector<std::string> warnings;
@@ -129,7 +130,8 @@ ChildResult run_mix(const MixSetup& m) {
     p.running = true;
     ++running;
     result.started = true;
-    if (!register_mix_group(p.pid)) report.notes.push_back("program " + n + " is not continued by rubato's signal handlers (too many)");
+    if (!register_mix_group(p.pid))
+      report.notes.push_back("program " + n + " is not continued by rubato's signal handlers (too many)");
     throttle.add_program(i, p.pid);
     if (host) host->target_started(i, p.pid, 0);
   }
@@ -178,8 +180,8 @@ ChildResult run_mix(const MixSetup& m) {
     w.id = static_cast<WorkerId>(i);
     report.workers.push_back(w);
     const Program& p = programs[i];
-    report.notes.push_back("program " + std::to_string(i) + " (" + command_line(p.argv) + "): " +
-                           (p.pid < 0 ? p.error : "exit status " + std::to_string(p.exit_status)));
+    report.notes.push_back("program " + std::to_string(i) + " (" + command_line(p.argv) +
+                           "): " + (p.pid < 0 ? p.error : "exit status " + std::to_string(p.exit_status)));
     if (p.pid < 0 && result.error.empty()) result.error = p.error;
     const int status = p.pid < 0 ? 127 : p.exit_status;
     if (status != 0 && result.exit_status == 0) result.exit_status = status;

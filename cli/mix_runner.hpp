@@ -23,7 +23,7 @@ std::vector<std::vector<std::string>> parse_mix(std::string_view text);
 
 struct MixSetup {
   std::vector<std::vector<std::string>> programs;
-  std::string mix_text;     // as the user wrote it
+  std::string mix_text;  // as the user wrote it
   PolicySpec policy;
   EnvOverrides env;         // for every program (OMP_NUM_THREADS, ...)
   std::string profile;      // "" = RUBATO_PROFILE / auto

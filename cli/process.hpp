@@ -15,8 +15,8 @@ using EnvOverrides = std::vector<std::pair<std::string, std::string>>;
 
 struct ChildResult {
   bool started = false;
-  std::string error;       // why it did not start
-  int exit_status = 0;     // exit code, or 128 + signal
+  std::string error;    // why it did not start
+  int exit_status = 0;  // exit code, or 128 + signal
   bool timed_out = false;
   bool interrupted = false;  // rubato got SIGINT / SIGTERM while it ran (passed on to the child)
   double elapsed_s = 0;

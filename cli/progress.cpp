@@ -41,8 +41,8 @@ void Progress::finished(std::size_t index, const RunSpec& run, double elapsed_s,
   ++finished_;
   if (terminal_ && !failed) return;  // the bar shows it
   if (terminal_) std::fprintf(out_, "\r\033[K");
-  std::fprintf(out_, "rubato run: [%zu/%zu] trial %d/%d %s workers=%d: %s\n", index + 1, total_, run.trial + 1,
-               trials_, run.policy.c_str(), run.workers, outcome.c_str());
+  std::fprintf(out_, "rubato run: [%zu/%zu] trial %d/%d %s workers=%d: %s\n", index + 1, total_, run.trial + 1, trials_,
+               run.policy.c_str(), run.workers, outcome.c_str());
   std::fflush(out_);
 }
 

@@ -112,8 +112,9 @@ std::vector<Figure> comparison_figures(const Comparison& c) {
     }
     for (const auto& w : c.workloads) chart.categories.push_back(category_label(w));
     append_average(chart);
-    figures.push_back({"edp", "Energy-delay product of each policy divided by " + c.baseline +
-                                  "'s (seed 000 Figs. 8-9 style; below the dashed line at 1 is better).",
+    figures.push_back({"edp",
+                       "Energy-delay product of each policy divided by " + c.baseline +
+                           "'s (seed 000 Figs. 8-9 style; below the dashed line at 1 is better).",
                        render_bar_chart(chart)});
   }
   // Waiting (issue 18 §1): how much of each policy's waiting time was spent
@@ -134,16 +135,16 @@ std::vector<Figure> comparison_figures(const Comparison& c) {
         const PolicyResult* p = w.find(all[i]);
         if (p && p->wait_s.n && p->wait_s.mean > 0)
           series.values.push_back(100.0 * p->wait_slowed_s.mean / p->wait_s.mean);
-        else
-          series.values.push_back(std::nullopt);
+        else series.values.push_back(std::nullopt);
         series.ci95.push_back(NAN);
       }
       chart.series.push_back(std::move(series));
     }
     for (const auto& w : c.workloads) chart.categories.push_back(category_label(w));
-    figures.push_back({"waiting", "Share of each policy's waiting time spent lowered to the slowest level (slack: "
-                                  "workers that waited longer than the dwell; higher means more of the wait was "
-                                  "slowed).",
+    figures.push_back({"waiting",
+                       "Share of each policy's waiting time spent lowered to the slowest level (slack: "
+                       "workers that waited longer than the dwell; higher means more of the wait was "
+                       "slowed).",
                        render_bar_chart(chart)});
   }
   const bool have_hermes = std::find(policies.begin(), policies.end(), "hermes") != policies.end();
@@ -152,10 +153,12 @@ std::vector<Figure> comparison_figures(const Comparison& c) {
   if (have_hermes && have_parts) {
     for (const bool energy : {true, false}) {
       BarChart chart;
-      chart.title = std::string(energy ? "Energy saving" : "Time loss") + " of workpath and workload alone, relative to hermes";
+      chart.title =
+          std::string(energy ? "Energy saving" : "Time loss") + " of workpath and workload alone, relative to hermes";
       chart.y_label = energy ? "saving / hermes saving" : "loss / hermes loss";
       chart.reference = 1.0;
-      chart.footnote = "ratios of means; n/a where hermes' own figure is unknown or not distinguishable from zero (95% CI)";
+      chart.footnote =
+          "ratios of means; n/a where hermes' own figure is unknown or not distinguishable from zero (95% CI)";
       BarSeries wp{"workpath", kBlue, {}, {}}, wl{"workload", kRed, {}, {}};
       for (const auto& w : c.workloads) {
         chart.categories.push_back(category_label(w));
@@ -198,10 +201,10 @@ Figure timeline_figure(const Trace& trace, const std::string& name, const std::s
                              static_cast<double>(s.start_ns + s.duration_ns) * 1e-9, s.level});
     }
   chart.end_s = static_cast<double>(end_ns) * 1e-9;
-  chart.footnote = std::to_string(segments) + " task segments; each pixel column shows the level that ran longest "
+  chart.footnote = std::to_string(segments) +
+                   " task segments; each pixel column shows the level that ran longest "
                    "there; empty = idle";
-  return {stem, "Which tempo level each worker ran its tasks at, over the run (" + name + ").",
-          render_timeline(chart)};
+  return {stem, "Which tempo level each worker ran its tasks at, over the run (" + name + ").", render_timeline(chart)};
 }
 
 }  // namespace rubato::cli

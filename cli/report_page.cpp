@@ -6,7 +6,8 @@
 namespace rubato::cli {
 namespace {
 
-constexpr const char* kStyle = R"(body{font-family:"DejaVu Sans","Liberation Sans",Arial,sans-serif;margin:24px auto;max-width:960px;color:#222}
+constexpr const char* kStyle =
+    R"(body{font-family:"DejaVu Sans","Liberation Sans",Arial,sans-serif;margin:24px auto;max-width:960px;color:#222}
 h1{font-size:22px}h2{font-size:17px;margin-top:28px}h3{font-size:14px;margin:18px 0 6px}
 p.meta{color:#444;margin:2px 0}figure{margin:18px 0}figcaption{font-size:13px;color:#333;margin-top:4px}
 table{border-collapse:collapse;font-size:12px;margin:6px 0}th,td{border-bottom:1px solid #ddd;padding:3px 8px;white-space:nowrap}
@@ -17,16 +18,20 @@ std::string esc(const std::string& s) { return xml_escape(s); }
 
 }  // namespace
 
-std::string report_html(const Comparison& c, const std::vector<Figure>& figures, const std::vector<std::string>& inputs) {
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>rubato report</title>\n"
-                    "<style>" + std::string(kStyle) + "</style>\n</head>\n<body>\n<h1>rubato report</h1>\n";
+std::string report_html(const Comparison& c, const std::vector<Figure>& figures,
+                        const std::vector<std::string>& inputs) {
+  std::string out =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>rubato report</title>\n"
+      "<style>" +
+      std::string(kStyle) + "</style>\n</head>\n<body>\n<h1>rubato report</h1>\n";
   std::string from;
   for (const auto& i : inputs) from += (from.empty() ? "" : ", ") + i;
   out += "<p class=\"meta\">from " + esc(from) + "</p>\n";
   for (const auto& line : comparison_header(c)) out += "<p class=\"meta\">" + esc(line) + "</p>\n";
   if (!figures.empty()) out += "<h2>Figures</h2>\n";
   for (const auto& f : figures)
-    out += "<figure id=\"" + esc(f.stem) + "\">\n" + f.svg + "<figcaption>" + esc(f.caption) + "</figcaption>\n</figure>\n";
+    out += "<figure id=\"" + esc(f.stem) + "\">\n" + f.svg + "<figcaption>" + esc(f.caption) +
+           "</figcaption>\n</figure>\n";
   out += "<h2>Tables</h2>\n";
   for (const auto& w : c.workloads) {
     const WorkloadTable t = workload_table(c, w);

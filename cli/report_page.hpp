@@ -12,6 +12,7 @@
 namespace rubato::cli {
 
 // `inputs`: the directories the reports came from (shown in the page).
-std::string report_html(const Comparison& c, const std::vector<Figure>& figures, const std::vector<std::string>& inputs);
+std::string report_html(const Comparison& c, const std::vector<Figure>& figures,
+                        const std::vector<std::string>& inputs);
 
 }  // namespace rubato::cli

@@ -29,7 +29,8 @@ Harvest harvest_run(const std::string& base, const std::string& run_dir, const R
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
-    if (e.is_regular_file(ec) && name.rfind("report", 0) == 0 && e.path().extension() == ".json") files.push_back(e.path());
+    if (e.is_regular_file(ec) && name.rfind("report", 0) == 0 && e.path().extension() == ".json")
+      files.push_back(e.path());
   }
   std::sort(files.begin(), files.end());
   if (files.empty()) {
@@ -76,7 +77,8 @@ Harvest harvest_run(const std::string& base, const std::string& run_dir, const R
       for (const auto& [k, v] : likwid) report->external[k] = v;
     for (const auto& w : h.warnings) report->notes.push_back(w);
     h.wall_s = std::max(h.wall_s, report->wall_s);
-    if (!write_file_atomically(f.string(), to_json(*report)) && h.error.empty()) h.error = f.string() + ": cannot rewrite the report";
+    if (!write_file_atomically(f.string(), to_json(*report)) && h.error.empty())
+      h.error = f.string() + ": cannot rewrite the report";
   }
   h.ranks = static_cast<int>(ranks.size());
   h.hosts = static_cast<int>(hosts.size());

@@ -25,12 +25,12 @@ struct RunLabel {
 };
 
 struct Harvest {
-  std::vector<std::string> reports;  // paths relative to `base`
-  std::string error;                 // "" when every report was read; else why not
-  std::vector<std::string> warnings; // e.g. likwid output missing
-  double wall_s = 0;                 // the slowest report's
-  int ranks = 0;                     // distinct ranks among the reports (a report without one is rank 0)
-  int hosts = 0;                     // distinct hosts among them
+  std::vector<std::string> reports;   // paths relative to `base`
+  std::string error;                  // "" when every report was read; else why not
+  std::vector<std::string> warnings;  // e.g. likwid output missing
+  double wall_s = 0;                  // the slowest report's
+  int ranks = 0;                      // distinct ranks among the reports (a report without one is rank 0)
+  int hosts = 0;                      // distinct hosts among them
 };
 
 // `base`: the results directory; `run_dir`: the run's directory relative to it.

@@ -14,28 +14,28 @@ namespace rubato::cli {
 inline constexpr std::string_view kIndexFileName = "rubato-index.json";
 
 struct RunEntry {
-  int trial = 0;        // 0-based
-  std::string policy;   // canonical policy name
+  int trial = 0;       // 0-based
+  std::string policy;  // canonical policy name
   int workers = 0;
-  std::string dir;      // the run's directory, relative to the index
+  std::string dir;                   // the run's directory, relative to the index
   std::vector<std::string> reports;  // report files it wrote, relative to the index
-  int exit_status = 0;  // the program's; 128 + signal when killed
-  double elapsed_s = 0; // as seen by rubato run
-  std::string error;    // why the run failed, empty when it did not
+  int exit_status = 0;               // the program's; 128 + signal when killed
+  double elapsed_s = 0;              // as seen by rubato run
+  std::string error;                 // why the run failed, empty when it did not
 };
 
 struct RunIndex {
-  std::string workload;               // program and arguments, before {workers} substitution
-  std::vector<std::string> command;   // argv as given
-  std::string started_at;             // ISO 8601 UTC
+  std::string workload;              // program and arguments, before {workers} substitution
+  std::vector<std::string> command;  // argv as given
+  std::string started_at;            // ISO 8601 UTC
   std::vector<std::string> policies;
   std::vector<int> workers;
   int trials = 0;
   int skip = 0;
-  std::string backend;   // as requested ("" = the tool's own choice)
-  std::string profile;   // as requested
+  std::string backend;  // as requested ("" = the tool's own choice)
+  std::string profile;  // as requested
   std::string likwid_group;
-  std::string tool;      // OMP_TOOL_LIBRARIES given to the program ("" = none found)
+  std::string tool;  // OMP_TOOL_LIBRARIES given to the program ("" = none found)
   // --launcher: each trial was one launch through this command ("" = the program ran directly);
   // the kind says how the tool's variables were passed (openmpi, mpich, slurm, inherit);
   // ranks: what the launcher line asked for (0 = not known). Every rank's report is in its run's `reports`.

@@ -78,7 +78,8 @@ std::vector<RunRecord> load_run_records(const std::vector<std::string>& paths) {
     }
   }
   if (report_files.empty() && index_files.empty())
-    throw std::runtime_error("no reports (*.json) found under " + (paths.empty() ? std::string("(nothing)") : paths.front()));
+    throw std::runtime_error("no reports (*.json) found under " +
+                             (paths.empty() ? std::string("(nothing)") : paths.front()));
 
   std::vector<RunRecord> records;
   // Indexes first: they name the runs, including those that left no report.
@@ -115,8 +116,9 @@ std::vector<RunRecord> load_run_records(const std::vector<std::string>& paths) {
       stub.file = file;
       apply_index(stub, at);
       if (stub.error.empty())
-        stub.error = e.reports.empty() ? "no report written (" + (base / e.dir).string() + ")"
-                                       : "report listed in the index is missing: " + (base / e.reports.front()).string();
+        stub.error = e.reports.empty()
+                         ? "no report written (" + (base / e.dir).string() + ")"
+                         : "report listed in the index is missing: " + (base / e.reports.front()).string();
       records.push_back(std::move(stub));
     }
   }

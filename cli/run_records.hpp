@@ -13,16 +13,16 @@
 namespace rubato::cli {
 
 struct RunRecord {
-  std::string file;               // the report (or the index, for a run without a report)
-  std::optional<Report> report;   // absent when unreadable or never written
-  std::string error;              // why it failed: "file: offset 12: ...", "no report written", ...
-  bool unreadable = false;        // the file is there but damaged (compare then exits non-zero)
+  std::string file;              // the report (or the index, for a run without a report)
+  std::optional<Report> report;  // absent when unreadable or never written
+  std::string error;             // why it failed: "file: offset 12: ...", "no report written", ...
+  bool unreadable = false;       // the file is there but damaged (compare then exits non-zero)
   // Identity: from the report, or from the index entry when the report is missing.
   std::string workload;
   std::string policy;
   int workers = 0;
-  std::string series;             // the index it belongs to ("" when none): trials are numbered per series
-  std::optional<int> series_skip; // the index's --skip: how many first trials its run meant to drop
+  std::string series;              // the index it belongs to ("" when none): trials are numbered per series
+  std::optional<int> series_skip;  // the index's --skip: how many first trials its run meant to drop
   std::optional<int> trial;
   std::optional<int> rank;
   std::string host;

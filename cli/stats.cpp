@@ -27,7 +27,8 @@ double incomplete_beta(double a, double b, double x) {
 double student_t_cdf(double t, double df) { return boost::math::cdf(boost::math::students_t(df), t); }
 
 double student_t_quantile(double p, double df) {
-  if (!(p > 0.5 && p < 1.0) || !(df > 0)) throw std::invalid_argument("student_t_quantile: needs 0.5 < p < 1 and df > 0");
+  if (!(p > 0.5 && p < 1.0) || !(df > 0))
+    throw std::invalid_argument("student_t_quantile: needs 0.5 < p < 1 and df > 0");
   return boost::math::quantile(boost::math::students_t(df), p);
 }
 

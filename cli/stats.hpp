@@ -18,8 +18,8 @@ double student_t_quantile(double p, double df);
 struct Summary {
   std::size_t n = 0;
   double mean = 0;
-  double sd = 0;     // sample standard deviation (n - 1); 0 when n < 2
-  double ci95 = 0;   // half-width of the 95% interval of the mean; NaN when n < 2
+  double sd = 0;    // sample standard deviation (n - 1); 0 when n < 2
+  double ci95 = 0;  // half-width of the 95% interval of the mean; NaN when n < 2
 };
 
 Summary summarize(std::span<const double> values);

@@ -66,7 +66,8 @@ std::string text(double x, double y, const std::string& s, const std::string& ex
 std::string svg_open(int width, int height, const std::string& title) {
   return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(width) + "\" height=\"" +
          std::to_string(height) + "\" viewBox=\"0 0 " + std::to_string(width) + " " + std::to_string(height) + "\" " +
-         kFont + " role=\"img\">\n<title>" + xml_escape(title) + "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+         kFont + " role=\"img\">\n<title>" + xml_escape(title) +
+         "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
 }
 
 // Legend entries left to right from (x, y).
@@ -155,8 +156,8 @@ std::string render_bar_chart(const BarChart& chart, int width, int height) {
            "\" stroke=\"#e3e3e3\"/>\n";
     out += text(left - 6, y + 4, tick_label(v, t.step), "text-anchor=\"end\" fill=\"#444\"");
   }
-  out += "<text transform=\"translate(14," + num(top + plot_h / 2) + ") rotate(-90)\" font-size=\"11\" text-anchor=\"middle\">" +
-         xml_escape(chart.y_label) + "</text>\n";
+  out += "<text transform=\"translate(14," + num(top + plot_h / 2) +
+         ") rotate(-90)\" font-size=\"11\" text-anchor=\"middle\">" + xml_escape(chart.y_label) + "</text>\n";
   const double zero_y = y_of(std::clamp(0.0, t.lo, t.hi));
   out += "<line x1=\"" + num(left) + "\" x2=\"" + num(left + plot_w) + "\" y1=\"" + num(zero_y) + "\" y2=\"" +
          num(zero_y) + "\" stroke=\"#333\"/>\n";
@@ -176,9 +177,9 @@ std::string render_bar_chart(const BarChart& chart, int width, int height) {
       }
       const double y = y_of(*v);
       out += "<rect x=\"" + num(x + 1) + "\" y=\"" + num(std::min(y, zero_y)) + "\" width=\"" +
-             num(std::max(1.0, bar_w - 2)) + "\" height=\"" + num(std::max(0.5, std::fabs(zero_y - y))) +
-             "\" fill=\"" + series.color + "\"><title>" +
-             xml_escape(chart.categories[c] + " — " + series.name + ": " + num(*v, 3)) + "</title></rect>\n";
+             num(std::max(1.0, bar_w - 2)) + "\" height=\"" + num(std::max(0.5, std::fabs(zero_y - y))) + "\" fill=\"" +
+             series.color + "\"><title>" + xml_escape(chart.categories[c] + " — " + series.name + ": " + num(*v, 3)) +
+             "</title></rect>\n";
       const double ci = c < series.ci95.size() ? series.ci95[c] : NAN;
       if (std::isfinite(ci) && ci > 0) {
         const double xm = x + bar_w / 2, y1 = y_of(*v - ci), y2 = y_of(*v + ci);
@@ -200,7 +201,8 @@ std::string render_bar_chart(const BarChart& chart, int width, int height) {
 }
 
 std::string render_timeline(const TimelineChart& chart, int width) {
-  static const char* palette[] = {"#08306b", "#4eb3d3", "#fdae61", "#d7191c", "#7b3294", "#c2a5cf", "#a6dba0", "#999999"};
+  static const char* palette[] = {"#08306b", "#4eb3d3", "#fdae61", "#d7191c",
+                                  "#7b3294", "#c2a5cf", "#a6dba0", "#999999"};
   const double left = 80, right = 16, top = 52, lane_h = 20, gap = 4;
   const double plot_w = width - left - right;
   const int lanes = static_cast<int>(chart.lanes.size());
@@ -214,8 +216,8 @@ std::string render_timeline(const TimelineChart& chart, int width) {
   out += text(left, 20, chart.title, "font-weight=\"bold\"", 14);
   std::vector<std::pair<std::string, std::string>> entries;
   for (int l = 0; l < levels && l < 8; ++l)
-    entries.emplace_back(l < static_cast<int>(chart.level_names.size()) ? chart.level_names[l] : "L" + std::to_string(l),
-                         palette[l]);
+    entries.emplace_back(
+        l < static_cast<int>(chart.level_names.size()) ? chart.level_names[l] : "L" + std::to_string(l), palette[l]);
   out += legend(left, 40, entries);
 
   // One column per pixel: the level that ran longest there (millions of tasks

@@ -20,9 +20,9 @@ Ticks nice_ticks(double lo, double hi, int target = 6);
 
 struct BarSeries {
   std::string name;
-  std::string color;                       // CSS colour
+  std::string color;                          // CSS colour
   std::vector<std::optional<double>> values;  // one per category; nullopt = not available
-  std::vector<double> ci95;                // whisker half-widths (NaN or missing = none)
+  std::vector<double> ci95;                   // whisker half-widths (NaN or missing = none)
 };
 
 struct BarChart {

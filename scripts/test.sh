@@ -2,7 +2,8 @@
 # The README's test command: installs what is missing, configures, builds and
 # runs every test through CTest. On a fresh Debian 12 machine it needs nothing
 # but this checkout (and ../shared for the papers the docs cite).
-#   scripts/test.sh   default build (every test); then under ASan+UBSan (asan)
+#   scripts/test.sh   default build (every test) and the style / lint check of
+#                     the files the change touches (scripts/check-style.sh); then under ASan+UBSan (asan)
 #                     the unit, reliability and OpenMP end-to-end tests and each
 #                     libFuzzer target for RUBATO_FUZZ_SECONDS (default 15)
 #                     from its kept corpus; then under TSan (tsan) the core,
@@ -57,6 +58,13 @@ for preset in $presets; do
   fi
   case $result in FAILED*) failed=1 ;; esac
   summary+=("$(printf '%-8s %5ss  %s' "$preset" "$(($(date +%s) - start))" "$result")")
+  # The style and lint check of the files the change touches: needs the
+  # default build's compile_commands.json.
+  if [ "$preset" = default ]; then
+    start=$(date +%s)
+    if scripts/check-style.sh; then style="passed"; else style="FAILED (scripts/check-style.sh)"; failed=1; fi
+    summary+=("$(printf '%-8s %5ss  %s' style "$(($(date +%s) - start))" "$style")")
+  fi
 done
 echo "== rubato tests: done ($(date -u +%T))"
 printf '%s\n' "${summary[@]}"

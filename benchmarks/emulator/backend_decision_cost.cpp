@@ -52,7 +52,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   const double dry_ns = ns_per_call(n, [&](int i) { dry.domain_level_changed(0, i & 1, (i & 1) ? 1.4e9 : 2.4e9, 0); });
-  const double record_ns = ns_per_call(n, [&](int i) { sysfs.domain_level_changed(0, i & 1, (i & 1) ? 1.4e9 : 2.4e9, 0); });
+  const double record_ns =
+      ns_per_call(n, [&](int i) { sysfs.domain_level_changed(0, i & 1, (i & 1) ? 1.4e9 : 2.4e9, 0); });
   const int writes = std::max(1, n / 20);
   const double write_ns = ns_per_call(writes, [&](int i) { sysfs.apply(1, (i & 1) ? 1.4e9 : 2.4e9); });
   std::printf("%-46s %10.1f ns\n", "dry-run: domain_level_changed (engine thread)", dry_ns);

@@ -19,7 +19,7 @@
 namespace {
 
 constexpr std::uint64_t kExplicit = std::uint64_t{1} << 63;
-constexpr std::uint64_t kQueued = std::uint64_t{1} << 62;   // deferred: a queue entry
+constexpr std::uint64_t kQueued = std::uint64_t{1} << 62;  // deferred: a queue entry
 constexpr std::uint64_t kStarted = std::uint64_t{1} << 61;
 constexpr std::uint64_t kCreator = 0xffffffffu;
 

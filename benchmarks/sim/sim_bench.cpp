@@ -115,19 +115,23 @@ struct Config {
 
 void register_config(const Config& c) {
   const std::string name = c.dag + "/workers:" + std::to_string(c.workers) + "/" + c.policy;
-  benchmark::RegisterBenchmark(name.c_str(), [c](benchmark::State& s) {
-    for (auto _ : s) {
-      const Figures f = measure(c.dag, c.workers, c.policy);
-      s.SetIterationTime(f.seconds);
-      using benchmark::Counter;
-      s.counters["tasks"] = Counter(static_cast<double>(f.tasks));
-      s.counters["engine_events"] = Counter(static_cast<double>(f.engine_events));
-      s.counters["scheduler_events"] = Counter(static_cast<double>(f.scheduler_events));
-      s.counters["peak_live_frames"] = Counter(static_cast<double>(f.peak_frames));
-      s.counters["max_rss_kb"] = Counter(static_cast<double>(f.max_rss_kb));
-      s.counters["host_s"] = Counter(f.seconds);
-    }
-  })->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark(name.c_str(),
+                               [c](benchmark::State& s) {
+                                 for (auto _ : s) {
+                                   const Figures f = measure(c.dag, c.workers, c.policy);
+                                   s.SetIterationTime(f.seconds);
+                                   using benchmark::Counter;
+                                   s.counters["tasks"] = Counter(static_cast<double>(f.tasks));
+                                   s.counters["engine_events"] = Counter(static_cast<double>(f.engine_events));
+                                   s.counters["scheduler_events"] = Counter(static_cast<double>(f.scheduler_events));
+                                   s.counters["peak_live_frames"] = Counter(static_cast<double>(f.peak_frames));
+                                   s.counters["max_rss_kb"] = Counter(static_cast<double>(f.max_rss_kb));
+                                   s.counters["host_s"] = Counter(f.seconds);
+                                 }
+                               })
+      ->Iterations(1)
+      ->UseManualTime()
+      ->Unit(benchmark::kMillisecond);
 }
 
 // Google Benchmark's table, and each run's counters kept for rubato's own.
@@ -166,8 +170,9 @@ int main(int argc, char** argv) {
   // The process's own footprint: a one-task DAG; subtract it from the rss figures.
   register_config({"serial:1us", 1, "baseline"});
   // ~1 M tasks each: fib(28) has 1,028,457 calls; a binary loop of 2^19 leaves has 2^20 - 1 nodes.
-  const std::vector<std::string> million = quick ? std::vector<std::string>{"fib:24:work=50ns"}
-                                                 : std::vector<std::string>{"fib:28:work=50ns", "loop:524288:grain=1:iter=200ns"};
+  const std::vector<std::string> million =
+      quick ? std::vector<std::string>{"fib:24:work=50ns"}
+            : std::vector<std::string>{"fib:28:work=50ns", "loop:524288:grain=1:iter=200ns"};
   for (const auto& dag : million)
     for (std::size_t w : {2u, 16u, 64u, 256u})
       for (const char* pol : {"baseline", "hermes"}) register_config({dag, w, pol});

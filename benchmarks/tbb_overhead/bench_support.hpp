@@ -56,7 +56,8 @@ class Args {
   Args(int argc, char** argv, std::vector<std::string> known) : known_(std::move(known)) {
     for (int i = 1; i < argc; ++i) {
       const std::string name = argv[i];
-      if (name.rfind("--", 0) != 0 || i + 1 >= argc || std::find(known_.begin(), known_.end(), name.substr(2)) == known_.end())
+      if (name.rfind("--", 0) != 0 || i + 1 >= argc ||
+          std::find(known_.begin(), known_.end(), name.substr(2)) == known_.end())
         throw std::invalid_argument("unknown or incomplete option '" + name + "'");
       values_.emplace_back(name.substr(2), argv[++i]);
     }

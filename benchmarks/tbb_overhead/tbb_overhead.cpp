@@ -77,7 +77,10 @@ template <class Group>
 std::uint64_t coarse(int tasks, std::uint64_t steps) {
   std::vector<std::uint64_t> out(static_cast<std::size_t>(tasks));
   Group g;
-  for (int i = 0; i < tasks; ++i) g.run([&out, i, steps] { out[static_cast<std::size_t>(i)] = rubato::bench::churn(steps, static_cast<std::uint64_t>(i) + 1); });
+  for (int i = 0; i < tasks; ++i)
+    g.run([&out, i, steps] {
+      out[static_cast<std::size_t>(i)] = rubato::bench::churn(steps, static_cast<std::uint64_t>(i) + 1);
+    });
   g.wait();
   std::uint64_t x = 0;
   for (auto v : out) x ^= v;
@@ -131,9 +134,8 @@ void print(const char* name, const Series& s, double tasks) {
   std::printf("%-7s median plain %.4f s; cpu %.4f s\n", name, p, pc);
   for (int v = kFloor; v < kVariants; ++v) {
     const double w = rubato::bench::median(s.wall[v]), c = rubato::bench::median(s.cpu[v]);
-    std::printf("%-7s median %-6s %.4f s, ratio %.3f (paired %.3f); cpu %.4f s, %+.0f ns per task (%.0f tasks)\n",
-                name, kVariantName[v], w, w / p, paired_ratio(s.wall[v], s.wall[kPlain]), c, (c - pc) / tasks * 1e9,
-                tasks);
+    std::printf("%-7s median %-6s %.4f s, ratio %.3f (paired %.3f); cpu %.4f s, %+.0f ns per task (%.0f tasks)\n", name,
+                kVariantName[v], w, w / p, paired_ratio(s.wall[v], s.wall[kPlain]), c, (c - pc) / tasks * 1e9, tasks);
   }
 }
 
@@ -159,10 +161,10 @@ struct ChildRun {
 
 ChildRun spawn_child(const std::string& preload, const std::string& which, int n, int tasks, std::uint64_t steps,
                      int threads) {
-  const std::string command = (preload.empty() ? std::string() : "LD_PRELOAD='" + preload + "' ") +
-                              "/proc/" + std::to_string(getpid()) + "/exe --child-" + which + " 1 --fib " +
-                              std::to_string(n) + " --tasks " + std::to_string(tasks) + " --steps " +
-                              std::to_string(steps) + " --threads " + std::to_string(threads);
+  const std::string command = (preload.empty() ? std::string() : "LD_PRELOAD='" + preload + "' ") + "/proc/" +
+                              std::to_string(getpid()) + "/exe --child-" + which + " 1 --fib " + std::to_string(n) +
+                              " --tasks " + std::to_string(tasks) + " --steps " + std::to_string(steps) +
+                              " --threads " + std::to_string(threads);
   std::FILE* p = popen(command.c_str(), "r");
   if (!p) throw std::runtime_error("cannot start " + command);
   ChildRun r;
@@ -192,9 +194,10 @@ void preload_overhead(const std::string& preload, const char* which, int runs, i
   }
   const double p = rubato::bench::median(wall[0]), w = rubato::bench::median(wall[1]);
   const double pc = rubato::bench::median(cpu[0]), c = rubato::bench::median(cpu[1]);
-  std::printf("%-7s median preload %.4f s, ratio %.3f to plain oneTBB in a child (%.4f s) (paired %.3f); cpu %.4f s, "
-              "%+.0f ns per task (%.0f tasks)\n",
-              which, w, w / p, p, paired_ratio(wall[1], wall[0]), c, (c - pc) / per_run_tasks * 1e9, per_run_tasks);
+  std::printf(
+      "%-7s median preload %.4f s, ratio %.3f to plain oneTBB in a child (%.4f s) (paired %.3f); cpu %.4f s, "
+      "%+.0f ns per task (%.0f tasks)\n",
+      which, w, w / p, p, paired_ratio(wall[1], wall[0]), c, (c - pc) / per_run_tasks * 1e9, per_run_tasks);
 }
 
 }  // namespace

@@ -56,9 +56,9 @@ class Stamps final : public tbb::task_scheduler_observer {
 };
 
 struct Reaction {
-  double lower_s = 0;       // set_limit(1) -> no worker left in the arena
+  double lower_s = 0;           // set_limit(1) -> no worker left in the arena
   bool lower_censored = false;  // workers were still inside when the limit was raised
-  double raise_s = -1;      // set_limit(threads) -> first worker entry; -1: none before the end
+  double raise_s = -1;          // set_limit(threads) -> first worker entry; -1: none before the end
 };
 
 // Workers inside the arena just after time t, from the entry / exit stamps.
@@ -146,10 +146,11 @@ int main(int argc, char** argv) {
         std::printf("  %-7s run %d: lower %s%.3f ms, raise %s\n", long_loop ? "loop" : "regions", i,
                     r.lower_censored ? ">= " : "", r.lower_s * 1e3, raised);
       }
-      std::printf("%-7s median lowering reaction %.3f ms (%d/%d runs: a worker stayed until the raise), median "
-                  "raising reaction %.3f ms (%zu/%d runs)\n",
-                  long_loop ? "loop" : "regions", rubato::bench::median(lower) * 1e3, kept, runs,
-                  rubato::bench::median(raise) * 1e3, raise.size(), runs);
+      std::printf(
+          "%-7s median lowering reaction %.3f ms (%d/%d runs: a worker stayed until the raise), median "
+          "raising reaction %.3f ms (%zu/%d runs)\n",
+          long_loop ? "loop" : "regions", rubato::bench::median(lower) * 1e3, kept, runs,
+          rubato::bench::median(raise) * 1e3, raise.size(), runs);
     }
     return 0;
   } catch (const std::exception& e) {

@@ -27,7 +27,8 @@ std::optional<PlacementDecision> AffinityController::step(const counters::Counte
   IntervalSample in;
   in.elapsed_s = sample.elapsed_s;
   in.core_frequency_hz.assign(static_cast<std::size_t>(topology_cores_), 0.0);
-  for (std::size_t c = 0; c < core_hz.size() && c < in.core_frequency_hz.size(); ++c) in.core_frequency_hz[c] = core_hz[c];
+  for (std::size_t c = 0; c < core_hz.size() && c < in.core_frequency_hz.size(); ++c)
+    in.core_frequency_hz[c] = core_hz[c];
   for (const auto& [id, core] : placement_) {
     ThreadSample t;
     t.id = id;

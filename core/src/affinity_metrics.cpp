@@ -32,10 +32,8 @@ IntervalMetrics synthesise(const IntervalSample& sample) {
     m.id = t.id;
     m.core = t.core;
     const double elapsed_cycles = sample.elapsed_s * sample.core_frequency_hz[c];
-    if (t.busy_cycles && elapsed_cycles > 0)
-      m.utilisation = *t.busy_cycles / elapsed_cycles;  // §IV.A
-    else if (sample.elapsed_s > 0)
-      m.utilisation = t.busy_s / sample.elapsed_s;  // utilisation-only mode
+    if (t.busy_cycles && elapsed_cycles > 0) m.utilisation = *t.busy_cycles / elapsed_cycles;  // §IV.A
+    else if (sample.elapsed_s > 0) m.utilisation = t.busy_s / sample.elapsed_s;                // utilisation-only mode
     // Turbo can run a core above the frequency the governor reports.
     m.utilisation = std::clamp(m.utilisation, 0.0, 1.0);
     m.miss_rate = ratio(t.llc_misses, t.instructions);

@@ -144,9 +144,8 @@ class Planner {
       std::optional<int> best;
       for (int target = 0; target < topo_.cores(); ++target) {
         const int tg = fp_group_of(target);
-        if (tg == group || std::any_of(threads_.begin(), threads_.end(), [&](const Placed& t) {
-              return fp_group_of(t.core) == tg && fp_intensive(t);
-            }))
+        if (tg == group || std::any_of(threads_.begin(), threads_.end(),
+                                       [&](const Placed& t) { return fp_group_of(t.core) == tg && fp_intensive(t); }))
           continue;
         if (!best || util(target) < util(*best)) best = target;
       }
@@ -162,9 +161,8 @@ class Planner {
   std::optional<PlacementDecision> balance() const {
     const auto imbalanced = [&](const IntervalMetrics& m) {
       if (m.cores.size() < 2) return false;
-      const auto [lo, hi] = std::minmax_element(m.cores.begin(), m.cores.end(), [](const auto& a, const auto& b) {
-        return a.utilisation < b.utilisation;
-      });
+      const auto [lo, hi] = std::minmax_element(
+          m.cores.begin(), m.cores.end(), [](const auto& a, const auto& b) { return a.utilisation < b.utilisation; });
       return hi->utilisation - lo->utilisation > p_.imbalance && hi->utilisation >= p_.saturated && hi->threads >= 2;
     };
     if (!h_.sustained(imbalanced)) return std::nullopt;
@@ -228,7 +226,8 @@ class Planner {
   int fp_group_of(int core) const { return topo_.fp_group[static_cast<std::size_t>(core)]; }
   double util(int core) const { return util_[static_cast<std::size_t>(core)]; }
   int threads_on(int core) const {
-    return static_cast<int>(std::count_if(threads_.begin(), threads_.end(), [&](const Placed& t) { return t.core == core; }));
+    return static_cast<int>(
+        std::count_if(threads_.begin(), threads_.end(), [&](const Placed& t) { return t.core == core; }));
   }
   bool fp_intensive(const Placed& t) const { return t.mean.fp_intensity && *t.mean.fp_intensity >= p_.fp_intensive; }
   static double hunger(const Placed& t) { return t.mean.misses_per_s.value_or(t.mean.miss_rate.value_or(0)); }

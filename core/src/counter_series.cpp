@@ -63,8 +63,8 @@ class Parser {
     if (line.substr(0, kSeriesMagic.size()) != kSeriesMagic)
       return fail("expected '" + expected + "' as the first line (a rubato counter series)");
     if (trim(line.substr(kSeriesMagic.size())) != std::to_string(kSeriesVersion))
-      return fail("unsupported version '" + std::string(trim(line.substr(kSeriesMagic.size()))) + "' (this rubato reads " +
-                  expected + ")");
+      return fail("unsupported version '" + std::string(trim(line.substr(kSeriesMagic.size()))) +
+                  "' (this rubato reads " + expected + ")");
     return true;
   }
 
@@ -121,8 +121,7 @@ class Parser {
         if (fields[i] == "chip") thread.reset();
         else if (detail::parse_int(fields[i], 0, std::numeric_limits<std::int32_t>::max(), id))
           thread = static_cast<std::uint64_t>(id);
-        else
-          return fail("scope: '" + std::string(fields[i]) + "' is neither 'chip' nor a thread index");
+        else return fail("scope: '" + std::string(fields[i]) + "' is neither 'chip' nor a thread index");
       }
     }
     const long long expected = static_cast<long long>(series_.intervals.size());
@@ -133,7 +132,8 @@ class Parser {
                   " (intervals start at 0 and go up by one)");
     }
     CounterSample& s = series_.intervals.back();
-    if (thread && s.thread(*thread)) return fail("thread " + std::to_string(*thread) + " twice in interval " + std::to_string(interval));
+    if (thread && s.thread(*thread))
+      return fail("thread " + std::to_string(*thread) + " twice in interval " + std::to_string(interval));
     if (!thread && seen_chip_ == interval) return fail("two chip rows in interval " + std::to_string(interval));
     if (!thread) seen_chip_ = interval;
     ThreadCounts* t = thread ? &s.thread_or_add(*thread) : nullptr;

@@ -13,7 +13,8 @@
 namespace rubato::efs::detail {
 
 // Fills f (size n) and the row-major Jacobian jac (n x n) at x.
-using NewtonSystem = std::function<void(const std::vector<double>& x, std::vector<double>& f, std::vector<double>& jac)>;
+using NewtonSystem =
+    std::function<void(const std::vector<double>& x, std::vector<double>& f, std::vector<double>& jac)>;
 // True when x lies where the equations describe the physical model.
 using NewtonDomain = std::function<bool(const std::vector<double>& x)>;
 

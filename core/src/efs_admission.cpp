@@ -48,7 +48,7 @@ struct JointSystem {
       jac[n * dim + i] = alpha / bi;  // ∂(Eq. 16)/∂u_i
     }
     jac[(n - 1) * dim + n] = (x[n - 1] * x[n - 1] + x[n - 1] * s) / (b_new * b_new);  // ∂a_n/∂b_n = 1/b_n²
-    f[n] = alpha * slowdown_sum - target;                                           // Eq. 16
+    f[n] = alpha * slowdown_sum - target;                                             // Eq. 16
     jac[n * dim + n] = -alpha * x[n - 1] / (b_new * b_new);
   }
 };
@@ -86,10 +86,8 @@ AdmissionThreshold admission_threshold(std::span<const double> current_solo, con
   sys.alpha = alpha;
   sys.target = out.target_throughput;
   for (double b : current_solo) {
-    if (b > 0)
-      sys.b.push_back(b);
-    else
-      sys.idle_threads += 1;
+    if (b > 0) sys.b.push_back(b);
+    else sys.idle_threads += 1;
   }
   // The newcomer's limits: b_n → 0 leaves the others alone and adds slowdown 1;
   // b_n → 1 takes the whole bus (U = 1, every other bus user stalls, Eq. 10).

@@ -22,7 +22,8 @@ std::string ms(double s) { return fixed(s * 1e3, 0) + " ms"; }
 }  // namespace
 
 EfsController::EfsController(ControllerParams params) : params_(std::move(params)), power_(params_.power_w) {
-  if (!(params_.accesses_per_s > 0)) throw std::invalid_argument("efs controller: the bus bandwidth µ must be positive");
+  if (!(params_.accesses_per_s > 0))
+    throw std::invalid_argument("efs controller: the bus bandwidth µ must be positive");
   if (power_.max_active_cores() < 1) throw std::invalid_argument("efs controller: the power table needs P0 and P1");
   if (params_.cores < 1) throw std::invalid_argument("efs controller: cores must be at least 1");
   params_.cores = std::min(params_.cores, power_.max_active_cores());

@@ -26,8 +26,8 @@ BusUtilisation measure_bus(const BusCounts& counts, double accesses_per_s) {
   BusUtilisation out;
   out.total = chip_utilisation(counts.chip_accesses, accesses_per_s, counts.interval_s);
   for (double reads : counts.core_reads) {
-    const double u = core_utilisation(reads, counts.chip_accesses, counts.chip_writes, accesses_per_s,
-                                      counts.interval_s);
+    const double u =
+        core_utilisation(reads, counts.chip_accesses, counts.chip_writes, accesses_per_s, counts.interval_s);
     out.per_core.push_back(u);
     out.solo.push_back(solo_utilisation(u, out.total));
   }

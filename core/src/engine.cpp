@@ -38,8 +38,7 @@ Engine::Engine(EngineOptions options, const Clock& clock, TempoActuator& actuato
       steady_clock_(dynamic_cast<const SteadyClock*>(&clock)),
       actuator_(actuator),
       workload_(options_.policy.workload()),
-      k_(options_.fixed_thresholds.empty() ? options_.thresholds
-                                           : static_cast<int>(options_.fixed_thresholds.size())),
+      k_(options_.fixed_thresholds.empty() ? options_.thresholds : static_cast<int>(options_.fixed_thresholds.size())),
       max_workers_(options_.max_workers),
       slots_(new Slot[options_.max_workers == 0 ? 1 : options_.max_workers]),
       list_(options_.max_workers == 0 ? 1 : options_.max_workers) {
@@ -72,7 +71,8 @@ Engine::Engine(EngineOptions options, const Clock& clock, TempoActuator& actuato
   for (std::size_t w = 0; w < max_workers_; ++w) {
     Slot& s = slots_[w];
     s.sampler = DepthSampler(options_.profile_window);
-    for (int i = 0; i < kMaxThresholds; ++i) s.thld[static_cast<std::size_t>(i)].store(initial[static_cast<std::size_t>(i)]);
+    for (int i = 0; i < kMaxThresholds; ++i)
+      s.thld[static_cast<std::size_t>(i)].store(initial[static_cast<std::size_t>(i)]);
     const DomainId d = w < options_.worker_domain.size() ? options_.worker_domain[w] : static_cast<DomainId>(w);
     if (d >= kMaxDomainId) throw std::invalid_argument("engine: clock domain id out of range");
     domain_of_[w] = d;
@@ -90,7 +90,8 @@ Engine::~Engine() = default;
 
 int Engine::band_now(const Slot& s) const noexcept {
   std::array<double, kMaxThresholds> thld{};
-  for (int i = 0; i < k_; ++i) thld[static_cast<std::size_t>(i)] = s.thld[static_cast<std::size_t>(i)].load(std::memory_order_relaxed);
+  for (int i = 0; i < k_; ++i)
+    thld[static_cast<std::size_t>(i)] = s.thld[static_cast<std::size_t>(i)].load(std::memory_order_relaxed);
   return band_of(static_cast<double>(depth_of(s)), thld, k_);
 }
 
@@ -121,7 +122,8 @@ void Engine::worker_end(WorkerId w) noexcept {
 // Fig. 5 PUSH: reaching the next threshold up raises the tempo one level.
 void Engine::push_workload(WorkerId w, Slot& s, std::int64_t depth) noexcept {
   int band = s.band.load(std::memory_order_relaxed);
-  if (band < k_ && static_cast<double>(depth) >= s.thld[static_cast<std::size_t>(band)].load(std::memory_order_relaxed) &&
+  if (band < k_ &&
+      static_cast<double>(depth) >= s.thld[static_cast<std::size_t>(band)].load(std::memory_order_relaxed) &&
       s.band.compare_exchange_strong(band, band + 1, std::memory_order_relaxed))
     raise(w);
 }
@@ -136,7 +138,8 @@ bool Engine::workload_may_slow(WorkerId w) const noexcept {
 void Engine::pop_workload(WorkerId w, Slot& s) noexcept {
   const std::int64_t depth = depth_of(s);
   int band = s.band.load(std::memory_order_relaxed);
-  if (band > 0 && static_cast<double>(depth) < s.thld[static_cast<std::size_t>(band - 1)].load(std::memory_order_relaxed) &&
+  if (band > 0 &&
+      static_cast<double>(depth) < s.thld[static_cast<std::size_t>(band - 1)].load(std::memory_order_relaxed) &&
       workload_may_slow(w) && s.band.compare_exchange_strong(band, band - 1, std::memory_order_relaxed))
     lower(w);
 }
@@ -171,7 +174,8 @@ void Engine::steal(WorkerId thief, WorkerId victim) noexcept {
     // slows one level (unless it heads the immediacy list).
     const std::int64_t vdepth = depth_of(v);
     int band = v.band.load(std::memory_order_relaxed);
-    if (band > 0 && static_cast<double>(vdepth) < v.thld[static_cast<std::size_t>(band - 1)].load(std::memory_order_relaxed) &&
+    if (band > 0 &&
+        static_cast<double>(vdepth) < v.thld[static_cast<std::size_t>(band - 1)].load(std::memory_order_relaxed) &&
         workload_may_slow(victim) && v.band.compare_exchange_strong(band, band - 1, std::memory_order_relaxed))
       lower(victim);
   }
@@ -203,7 +207,8 @@ void Engine::sample_depth(Slot& s, std::uint64_t now) noexcept {
       options_.fixed_thresholds.empty()) {
     std::array<double, kMaxThresholds> thld{};
     thresholds_from_mean(mean, k_, thld);
-    for (int i = 0; i < k_; ++i) s.thld[static_cast<std::size_t>(i)].store(thld[static_cast<std::size_t>(i)], std::memory_order_relaxed);
+    for (int i = 0; i < k_; ++i)
+      s.thld[static_cast<std::size_t>(i)].store(thld[static_cast<std::size_t>(i)], std::memory_order_relaxed);
   }
 }
 
@@ -395,9 +400,7 @@ void Engine::note_change(Domain& dom, Level before, std::uint64_t when) noexcept
 
 // ---- state ---------------------------------------------------------------------
 
-Level Engine::level(WorkerId w) const noexcept {
-  return valid(w) ? slot(w).level.load(std::memory_order_relaxed) : 0;
-}
+Level Engine::level(WorkerId w) const noexcept { return valid(w) ? slot(w).level.load(std::memory_order_relaxed) : 0; }
 Level Engine::domain_level(WorkerId w) const noexcept {
   return valid(w) ? domains_[domain_of_[w]]->level.load(std::memory_order_relaxed) : 0;
 }
@@ -422,7 +425,8 @@ std::vector<WorkerStats> Engine::worker_stats() const {
     st.tasks_completed = get(s.completed);
     st.max_depth = get(s.max_depth);
     st.depth_samples = get(s.depth_samples);
-    st.mean_depth = st.depth_samples ? static_cast<double>(get(s.depth_sample_sum)) / static_cast<double>(st.depth_samples) : 0.0;
+    st.mean_depth =
+        st.depth_samples ? static_cast<double>(get(s.depth_sample_sum)) / static_cast<double>(st.depth_samples) : 0.0;
     st.level = s.level.load(std::memory_order_relaxed);
     st.level_changes = s.level_changes.load(std::memory_order_relaxed);
     for (int l = 0; l < kMaxLevels; ++l) {
@@ -431,7 +435,9 @@ std::vector<WorkerStats> Engine::worker_stats() const {
     }
     st.first_seen_ns = get(s.first_seen_ns);
     st.last_seen_ns = get(s.last_seen_ns);
-    for (int i2 = 0; i2 < k_; ++i2) st.thresholds[static_cast<std::size_t>(i2)] = s.thld[static_cast<std::size_t>(i2)].load(std::memory_order_relaxed);
+    for (int i2 = 0; i2 < k_; ++i2)
+      st.thresholds[static_cast<std::size_t>(i2)] =
+          s.thld[static_cast<std::size_t>(i2)].load(std::memory_order_relaxed);
     st.wait_ns = get(s.wait_ns);
     st.wait_slowed_ns = get(s.wait_slowed_ns);
     st.slowed_wakeups = get(s.slowed_wakeups);

@@ -21,7 +21,7 @@ std::FILE* open_output_file(const std::string& path, std::string& why) {
     why = "'" + path + "': " + reason;
     return nullptr;
   }
-  struct stat st{};
+  struct stat st {};
   std::string refused;
   if (::fstat(fd, &st) != 0) refused = std::strerror(errno);
   else if (!S_ISREG(st.st_mode)) refused = "not a regular file; refused";

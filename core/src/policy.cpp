@@ -26,7 +26,8 @@ std::string PolicySpec::name() const {
     out = "eco";
   } else {
     const bool tempo_named = tempo != TempoPolicy::baseline || (!efs && !affinity && !slack && !guarded);
-    if (tempo_named) out = tempo == TempoPolicy::fixed ? "fixed:" + format_frequency(fixed_hz) : std::string(to_string(tempo));
+    if (tempo_named)
+      out = tempo == TempoPolicy::fixed ? "fixed:" + format_frequency(fixed_hz) : std::string(to_string(tempo));
     if (guarded) add("guarded");
     if (slack) add("slack");
   }
@@ -55,11 +56,15 @@ std::optional<PolicySpec> parse_policy(std::string_view text, std::string& error
       spec.tempo = t;
       return true;
     };
-    if (part == "baseline") { if (!set_tempo(TempoPolicy::baseline)) return std::nullopt; }
-    else if (part == "workpath") { if (!set_tempo(TempoPolicy::workpath)) return std::nullopt; }
-    else if (part == "workload") { if (!set_tempo(TempoPolicy::workload)) return std::nullopt; }
-    else if (part == "hermes") { if (!set_tempo(TempoPolicy::hermes)) return std::nullopt; }
-    else if (part.substr(0, 6) == "fixed:") {
+    if (part == "baseline") {
+      if (!set_tempo(TempoPolicy::baseline)) return std::nullopt;
+    } else if (part == "workpath") {
+      if (!set_tempo(TempoPolicy::workpath)) return std::nullopt;
+    } else if (part == "workload") {
+      if (!set_tempo(TempoPolicy::workload)) return std::nullopt;
+    } else if (part == "hermes") {
+      if (!set_tempo(TempoPolicy::hermes)) return std::nullopt;
+    } else if (part.substr(0, 6) == "fixed:") {
       if (!set_tempo(TempoPolicy::fixed)) return std::nullopt;
       if (!parse_frequency(part.substr(6), spec.fixed_hz, error)) return std::nullopt;
     } else if (part == "eco") {

@@ -111,7 +111,8 @@ void fill_from_engine(Report& r, const Engine& engine) {
     w.idles = s.idles;
     w.max_depth = s.max_depth;
     w.mean_depth = s.mean_depth;
-    for (int l = 0; l < ladder.levels(); ++l) w.busy_s_at_level.push_back(static_cast<double>(s.busy_ns_at_level[static_cast<std::size_t>(l)]) * 1e-9);
+    for (int l = 0; l < ladder.levels(); ++l)
+      w.busy_s_at_level.push_back(static_cast<double>(s.busy_ns_at_level[static_cast<std::size_t>(l)]) * 1e-9);
     w.busy_s = static_cast<double>(s.busy_ns) * 1e-9;
     w.alive_s = s.last_seen_ns > s.first_seen_ns ? static_cast<double>(s.last_seen_ns - s.first_seen_ns) * 1e-9 : 0;
     w.level_changes = s.level_changes;
@@ -392,7 +393,10 @@ std::string expand_path_pattern(std::string_view pattern, std::int64_t pid, std:
       case 'h': out += host; break;
       case 'r': out += std::to_string(rank.value_or(0)); break;
       case '%': out += '%'; break;
-      default: out += '%'; out += pattern[i]; break;
+      default:
+        out += '%';
+        out += pattern[i];
+        break;
     }
   }
   return out;

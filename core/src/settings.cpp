@@ -20,8 +20,7 @@ std::string shown(std::string_view v, std::size_t max = kMaxShownValue) {
   return out;
 }
 
-void apply_one(const ConfigKey& key, std::string_view name, std::string_view value, Settings& out,
-               Diagnostics& diag) {
+void apply_one(const ConfigKey& key, std::string_view name, std::string_view value, Settings& out, Diagnostics& diag) {
   std::string why;
   if (key.apply(out, value, why)) return;
   std::string line = "rubato: " + std::string(name) + "='" + shown(value) + "' is not accepted";

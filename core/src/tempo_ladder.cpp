@@ -32,7 +32,8 @@ TempoLadder TempoLadder::paper_default(const std::vector<double>& available_hz) 
 Level TempoLadder::nearest_level(double hz) const noexcept {
   Level best = 0;
   for (Level l = 1; l < levels(); ++l)
-    if (std::fabs(hz_[static_cast<std::size_t>(l)] - hz) < std::fabs(hz_[static_cast<std::size_t>(best)] - hz)) best = l;
+    if (std::fabs(hz_[static_cast<std::size_t>(l)] - hz) < std::fabs(hz_[static_cast<std::size_t>(best)] - hz))
+      best = l;
   return best;
 }
 
@@ -40,7 +41,8 @@ bool parse_frequency(std::string_view text, double& out_hz, std::string& error) 
   while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
   while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
   std::size_t unit_at = 0;
-  while (unit_at < text.size() && (std::isdigit(static_cast<unsigned char>(text[unit_at])) || text[unit_at] == '.')) ++unit_at;
+  while (unit_at < text.size() && (std::isdigit(static_cast<unsigned char>(text[unit_at])) || text[unit_at] == '.'))
+    ++unit_at;
   const std::string number(text.substr(0, unit_at));
   std::string unit(text.substr(unit_at));
   for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -28,7 +28,10 @@ static_assert(TraceBlockBuffer::kMaxRecordBytes >= std::max({kTaskBytes, kSegmen
 class Out {
  public:
   explicit Out(std::byte* p) : p_(p) {}
-  Out& u8(std::uint8_t v) { *p_++ = static_cast<std::byte>(v); return *this; }
+  Out& u8(std::uint8_t v) {
+    *p_++ = static_cast<std::byte>(v);
+    return *this;
+  }
   Out& u32(std::uint32_t v) {
     for (int i = 0; i < 4; ++i) u8(static_cast<std::uint8_t>(v >> (8 * i)));
     return *this;
@@ -133,7 +136,8 @@ class Parser {
 };
 
 bool Parser::header() {
-  if (d_.size() < kTraceHeaderBytes) return fail(0, "too short for a trace header (" + std::to_string(d_.size()) + " bytes)");
+  if (d_.size() < kTraceHeaderBytes)
+    return fail(0, "too short for a trace header (" + std::to_string(d_.size()) + " bytes)");
   if (std::memcmp(d_.data(), kFileMagic, sizeof kFileMagic) != 0) return fail(0, "not a rubato trace (bad magic)");
   In in(d_, sizeof kFileMagic);
   TraceHeader& h = t_.header;
@@ -174,7 +178,10 @@ bool Parser::header() {
 bool Parser::record(In& in) {
   const std::size_t off = in.at();
   const std::uint8_t tag = in.u8();
-  const std::size_t need = tag == kTagTask ? kTaskBytes : tag == kTagSegment ? kSegmentBytes : tag == kTagWait ? kWaitBytes : 0;
+  const std::size_t need = tag == kTagTask      ? kTaskBytes
+                           : tag == kTagSegment ? kSegmentBytes
+                           : tag == kTagWait    ? kWaitBytes
+                                                : 0;
   if (need == 0) return fail(off, "unknown record type " + std::to_string(tag));
   if (in.left() < need - 1) return fail(off, "record runs past its block");
   const std::uint32_t max_workers = t_.header.max_workers;
@@ -189,7 +196,8 @@ bool Parser::record(In& in) {
     if (task.creator >= max_workers) return fail(off, "creator " + std::to_string(task.creator) + " >= max_workers");
     if (task.flags & ~kKnownTaskFlags) return fail(off, "unknown task flags");
     if (task.parent == task.id) return fail(off, "task is its own parent");
-    if (!t_.index.emplace(task.id, t_.tasks.size()).second) return fail(off, "task " + std::to_string(task.id) + " recorded twice");
+    if (!t_.index.emplace(task.id, t_.tasks.size()).second)
+      return fail(off, "task " + std::to_string(task.id) + " recorded twice");
     t_.tasks.push_back(std::move(task));
     task_offsets_.push_back(off);
   } else if (tag == kTagSegment) {
@@ -204,7 +212,8 @@ bool Parser::record(In& in) {
     if (p.seg.worker >= max_workers) return fail(off, "worker " + std::to_string(p.seg.worker) + " >= max_workers");
     if (start < 1 || start > 5) return fail(off, "unknown segment start " + std::to_string(start));
     if (end < 1 || end > 6) return fail(off, "unknown segment end " + std::to_string(end));
-    if (p.seg.level >= t_.header.level_hz.size()) return fail(off, "level " + std::to_string(p.seg.level) + " out of range");
+    if (p.seg.level >= t_.header.level_hz.size())
+      return fail(off, "level " + std::to_string(p.seg.level) + " out of range");
     if (p.seg.start_ns > UINT64_MAX - p.seg.duration_ns) return fail(off, "segment end overflows");
     p.seg.start = static_cast<SegmentStart>(start);
     p.seg.end = static_cast<SegmentEnd>(end);
@@ -251,7 +260,8 @@ bool Parser::link() {
   for (std::size_t i = 0; i < t_.tasks.size(); ++i) {
     const TraceTask& task = t_.tasks[i];
     if (task.parent != 0 && !t_.index.count(task.parent))
-      return fail(task_offsets_[i], "task " + std::to_string(task.id) + " names unknown parent " + std::to_string(task.parent));
+      return fail(task_offsets_[i],
+                  "task " + std::to_string(task.id) + " names unknown parent " + std::to_string(task.parent));
   }
   for (const PendingSegment& p : segments_) {
     auto it = t_.index.find(p.task);
@@ -279,9 +289,8 @@ bool Parser::link() {
   // Creation order, then children and segments in time order.
   std::vector<std::size_t> order(t_.tasks.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return t_.tasks[a].created_ns < t_.tasks[b].created_ns;
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return t_.tasks[a].created_ns < t_.tasks[b].created_ns; });
   std::vector<TraceTask> sorted;
   sorted.reserve(t_.tasks.size());
   for (std::size_t i : order) sorted.push_back(std::move(t_.tasks[i]));
@@ -313,13 +322,15 @@ bool Parser::body() {
       continue;
     }
     if (magic != kEndMagic) return fail(off, "expected a block or the end record");
-    if (in.left() != kEndBytes) return fail(off, in.left() < kEndBytes ? "end record is truncated" : "data after the end record");
+    if (in.left() != kEndBytes)
+      return fail(off, in.left() < kEndBytes ? "end record is truncated" : "data after the end record");
     in.u32();
     in.u32();
     const std::uint64_t total = in.u64();
     t_.dropped = in.u64();
     if (total != records_)
-      return fail(off, "end record says " + std::to_string(total) + " records, blocks hold " + std::to_string(records_));
+      return fail(off,
+                  "end record says " + std::to_string(total) + " records, blocks hold " + std::to_string(records_));
     t_.records = records_;
     return true;
   }
@@ -410,10 +421,8 @@ void TraceFileWriter::write_block(WorkerId writer, TraceBlockBuffer& buffer) noe
     std::lock_guard<std::mutex> lock(mutex_);
     std::byte head[kTraceBlockHeaderBytes];
     Out(head).u32(kBlockMagic).u32(writer).u32(buffer.records()).u32(static_cast<std::uint32_t>(buffer.bytes()));
-    if (put(head, sizeof head) && put(buffer.data(), buffer.bytes()))
-      written_ += buffer.records();
-    else
-      dropped_ += buffer.records();
+    if (put(head, sizeof head) && put(buffer.data(), buffer.bytes())) written_ += buffer.records();
+    else dropped_ += buffer.records();
   }
   buffer.clear();
 }

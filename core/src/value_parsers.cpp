@@ -24,7 +24,8 @@ bool parse_double(std::string_view s, double lo, double hi, double& out) {
   s = trim(s);
   double v = 0;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (s.empty() || ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v) || v < lo || v > hi) return false;
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v) || v < lo || v > hi)
+    return false;
   out = v;
   return true;
 }

@@ -228,7 +228,8 @@ int initialize(ompt_function_lookup_t lookup, int, ompt_data_t*) {
     std::string never;
     for (const CallbackEntry& c : callbacks(t.parking != nullptr)) {
       const int result = t.ep.set_callback(c.event, c.fn);
-      if (result == ompt_set_never || result == ompt_set_error) never += std::string(never.empty() ? "" : ", ") + c.name;
+      if (result == ompt_set_never || result == ompt_set_error)
+        never += std::string(never.empty() ? "" : ", ") + c.name;
       else if (result != ompt_set_always)
         t.session->note(std::string("ompt: libomp delivers callback ") + c.name + " only sometimes (" +
                         std::to_string(result) + "); figures may be incomplete");

@@ -79,7 +79,8 @@ ThreadState* TaskEventMapper::claim(ompt_data_t* thread, WorkerId preferred) noe
     ts.live = true;
     ts.depth = 0;
     ts.segment_task = 0;
-    if (tracing() && !ts.trace_storage) ts.trace_storage = std::make_unique<TraceBlockBuffer>(options_.trace_block_bytes);
+    if (tracing() && !ts.trace_storage)
+      ts.trace_storage = std::make_unique<TraceBlockBuffer>(options_.trace_block_bytes);
     ts.trace = ts.trace_storage.get();
     thread->ptr = &ts;
   } catch (...) {
@@ -127,10 +128,8 @@ inline void TaskEventMapper::push_frame(ThreadState& ts, TaskMark task) noexcept
   const Frame f{task.id(), ts.unpopped, kNotWaiting, task.has(TaskMark::kTimed), task.has(TaskMark::kUntied)};
   if (ts.depth < kMaxFrames) [[likely]]
     ts.frames[ts.depth] = f;
-  else if (ts.depth < ts.kept_frames() || grow_frames(ts))
-    ts.frame(ts.depth) = f;
-  else
-    frames_overflowed();
+  else if (ts.depth < ts.kept_frames() || grow_frames(ts)) ts.frame(ts.depth) = f;
+  else frames_overflowed();
   ++ts.depth;
 }
 
@@ -151,8 +150,9 @@ bool TaskEventMapper::grow_frames(ThreadState& ts) noexcept {
 
 void TaskEventMapper::frames_overflowed() noexcept {
   if (!frames_overflowed_.exchange(true, std::memory_order_relaxed))
-    session_.note("ompt: tasks nested too deep to keep (no memory for more frames) on one thread; idle detection "
-                  "and wait accounting are off beyond that depth");
+    session_.note(
+        "ompt: tasks nested too deep to keep (no memory for more frames) on one thread; idle detection "
+        "and wait accounting are off beyond that depth");
 }
 
 // ---- untied tasks (docs/ompt.md, "Untied tasks") --------------------------------------------
@@ -222,7 +222,8 @@ void TaskEventMapper::inconsistent(const ThreadState& ts, const char* where) noe
   const std::uint64_t n = inconsistencies_.fetch_add(1, std::memory_order_relaxed);
   session_.count_error();
   if (options_.log_workers && n < 5)
-    std::fprintf(stderr, "rubato: worker %u: %s does not match the task stack (depth %u)\n", ts.worker, where, ts.depth);
+    std::fprintf(stderr, "rubato: worker %u: %s does not match the task stack (depth %u)\n", ts.worker, where,
+                 ts.depth);
 }
 
 // ---- push, pop, steal ----------------------------------------------------------------------
@@ -233,7 +234,6 @@ void TaskEventMapper::record_create(ThreadState& ts, ompt_data_t* parent, TaskMa
   record(ts, TaskRecord{mark.id(), pm.creator() != kNoWorker ? pm.id() : 0, ts.worker,
                         trace_flags(flags, deferred, has_dependences), trace_now()});
 }
-
 
 // The first real start of an explicit task: on its creator it was popped,
 // elsewhere stolen from the creator (whatever deque libomp actually took it
@@ -308,7 +308,10 @@ void TaskEventMapper::task_schedule_general(ThreadState& ts, ompt_data_t* prior,
   const bool leaves = finishes(status) || (below && nm.marked() && below->task == nm.id());
   if (ts.segment_task != 0 && ts.segment_task == pm.id()) {
     const bool completed = finishes(status) && pm.has(TaskMark::kExplicit);
-    close_segment(ts, finishes(status) ? SegmentEnd::completed : leaves ? SegmentEnd::requeued : SegmentEnd::suspended,
+    close_segment(ts,
+                  finishes(status) ? SegmentEnd::completed
+                  : leaves         ? SegmentEnd::requeued
+                                   : SegmentEnd::suspended,
                   completed);
   }
   // An untied task that finished inside its first segment ran user code there
@@ -386,8 +389,8 @@ void TaskEventMapper::sync_region_wait_slow(ompt_data_t* thread, ompt_sync_regio
   sync_region_wait_general(*state(thread, kNoWorker), kind, endpoint, task);
 }
 
-void TaskEventMapper::sync_region_wait_general(ThreadState& ts, ompt_sync_region_t kind,
-                                               ompt_scope_endpoint_t endpoint, ompt_data_t* task) noexcept {
+void TaskEventMapper::sync_region_wait_general(ThreadState& ts, ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                                               ompt_data_t* task) noexcept {
   if (ts.worker == kNoWorker) return;
   const WaitKind wk = wait_kind(kind);
   const TaskMark m = mark_of(task);
@@ -413,8 +416,8 @@ void TaskEventMapper::sync_region_wait_general(ThreadState& ts, ompt_sync_region
     // wait for: it ended as soon as the last child's segment did, and the
     // task's resume continues the run (maybe_idle left it open). Otherwise it
     // may have waited for a stolen child: a new run.
-    const bool nothing_stolen = top && (top->wait == WaitKind::taskwait || top->wait == WaitKind::taskgroup) &&
-                                all_children_ran_here(ts, *top);
+    const bool nothing_stolen =
+        top && (top->wait == WaitKind::taskwait || top->wait == WaitKind::taskgroup) && all_children_ran_here(ts, *top);
     if (top) top->wait = kNotWaiting;
     if (!nothing_stolen) end_run(ts);
     if (traced) record(ts, WaitRecord{m.id(), ts.worker, wk, false, trace_now()});
@@ -435,7 +438,7 @@ void TaskEventMapper::implicit_task(ompt_data_t* thread, ompt_scope_endpoint_t e
     set_mark(task, m);
     if (w == kNoWorker) return;
     close_segment(ts, SegmentEnd::suspended, false);  // a region nested in a running task
-    end_run(ts);                                       // a pool thread waited for this region
+    end_run(ts);                                      // a pool thread waited for this region
     push_frame(ts, m);
     if (tracing()) record(ts, TaskRecord{m.id(), 0, w, trace_flags(flags, false, false), trace_now()});
     if (!initial) open_segment(ts, m.id(), SegmentStart::inline_);
@@ -482,7 +485,8 @@ void TaskEventMapper::finish() noexcept {
           if (f.wait != kNotWaiting && TaskMark::id_has_creator(f.task))
             record(ts, WaitRecord{f.task, ts.worker, f.wait, false, now});
         }
-        if (ts.segment_task != 0 && TaskMark::id_has_creator(ts.segment_task)) record_segment(ts, SegmentEnd::unfinished);
+        if (ts.segment_task != 0 && TaskMark::id_has_creator(ts.segment_task))
+          record_segment(ts, SegmentEnd::unfinished);
       }
       engine_.worker_end(ts.worker);
     }
@@ -495,8 +499,9 @@ void TaskEventMapper::finish() noexcept {
                   "as dropped events");
   const std::uint64_t bad = inconsistencies();
   if (bad > 0)
-    session_.note("ompt: " + std::to_string(bad) +
-                  " callbacks did not match the task stack the tool keeps per thread; their segments may be misattributed");
+    session_.note(
+        "ompt: " + std::to_string(bad) +
+        " callbacks did not match the task stack the tool keeps per thread; their segments may be misattributed");
 }
 
 }  // namespace rubato::ompt

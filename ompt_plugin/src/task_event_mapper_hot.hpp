@@ -37,8 +37,7 @@ inline void TaskEventMapper::open_segment(ThreadState& ts, std::uint64_t task, S
   if (tracing()) ts.segment_start_ns = trace_now();
   if (ts.slot) [[likely]]
     engine_.segment_begin(*ts.slot);
-  else
-    engine_.segment_begin(ts.worker);  // counted as dropped
+  else engine_.segment_begin(ts.worker);  // counted as dropped
   if (options_.dynamic_binding) session_.before_task(ts.worker);
 }
 
@@ -46,8 +45,7 @@ inline void TaskEventMapper::close_segment(ThreadState& ts, SegmentEnd how, bool
   if (ts.segment_task == 0) return;
   if (ts.slot) [[likely]]
     engine_.segment_end(ts.worker, *ts.slot, completed);
-  else
-    engine_.segment_end(ts.worker, completed);  // counted as dropped
+  else engine_.segment_end(ts.worker, completed);  // counted as dropped
   if (options_.dynamic_binding) session_.after_task(ts.worker);
   if (tracing() && TaskMark::id_has_creator(ts.segment_task)) record_segment(ts, how);
   ts.segment_task = 0;
@@ -74,7 +72,7 @@ inline constexpr bool runs_tasks_in(WaitKind wait) noexcept {
 // yet) that goes on with work of its own: nothing for maybe_idle to do.
 inline bool TaskEventMapper::keeps_working(const ThreadState& ts, const Frame& waiting, WaitKind wait) const noexcept {
   if (!runs_tasks_in(wait)) return false;
-  if (engine_.depth(*ts.slot) > 0) return true;                           // it runs its own queued tasks next
+  if (engine_.depth(*ts.slot) > 0) return true;                            // it runs its own queued tasks next
   return wait != WaitKind::barrier && all_children_ran_here(ts, waiting);  // the task's wait ends at once
 }
 
@@ -144,7 +142,8 @@ inline std::uint64_t TaskEventMapper::created_kind(int flags) noexcept {
 }
 
 [[gnu::always_inline]] inline void TaskEventMapper::task_schedule(ompt_data_t* thread, ompt_data_t* prior,
-                                                                  ompt_task_status_t status, ompt_data_t* next) noexcept {
+                                                                  ompt_task_status_t status,
+                                                                  ompt_data_t* next) noexcept {
   if (ThreadState* ts = fast_state(thread); ts && prior && next) [[likely]] {
     if (status == ompt_task_switch)
       return ts->segment_task == 0 ? fast_start<false>(*ts, prior, next) : fast_start<true>(*ts, prior, next);
@@ -188,7 +187,8 @@ template <bool suspends>
 
 // A task completing back into the task below it: the task resumes, or its
 // wait goes on with work of the thread's own.
-[[gnu::noinline]] inline void TaskEventMapper::fast_complete(ThreadState& ts, ompt_data_t* prior, ompt_data_t* next) noexcept {
+[[gnu::noinline]] inline void TaskEventMapper::fast_complete(ThreadState& ts, ompt_data_t* prior,
+                                                             ompt_data_t* next) noexcept {
   const TaskMark pm(prior->value);
   const TaskMark nm(next->value);
   const std::uint32_t depth = ts.depth;

@@ -42,18 +42,18 @@ struct Frame {
 inline constexpr std::size_t kMaxFrames = 256;
 
 struct alignas(kCacheLine) ThreadState {
-  WorkerId worker = kNoWorker;  // kNoWorker: a thread beyond RUBATO_MAX_WORKERS
+  WorkerId worker = kNoWorker;   // kNoWorker: a thread beyond RUBATO_MAX_WORKERS
   Engine::Slot* slot = nullptr;  // the engine's slot of `worker` (null with kNoWorker)
-  std::uint64_t next_seq = 1;   // sequence numbers of the tasks this worker creates
-  std::int64_t unpopped = 0;  // tasks this thread pushed and did not pop itself
+  std::uint64_t next_seq = 1;    // sequence numbers of the tasks this worker creates
+  std::int64_t unpopped = 0;     // tasks this thread pushed and did not pop itself
   // The open segment, if any (one at a time: a suspended task's segment ends
   // before the next one starts).
-  std::uint64_t segment_task = 0;  // TaskMark::id(); 0: no segment open
+  std::uint64_t segment_task = 0;                      // TaskMark::id(); 0: no segment open
   SegmentStart segment_start = SegmentStart::inline_;  // only when tracing
-  std::uint64_t segment_start_ns = 0;  // only when tracing
-  std::uint32_t depth = 0;             // tasks on the stack; frames beyond kept_frames() are not kept
-  bool live = false;                   // a thread holds this worker index
-  TraceBlockBuffer* trace = nullptr;   // null when not tracing
+  std::uint64_t segment_start_ns = 0;                  // only when tracing
+  std::uint32_t depth = 0;                             // tasks on the stack; frames beyond kept_frames() are not kept
+  bool live = false;                                   // a thread holds this worker index
+  TraceBlockBuffer* trace = nullptr;                   // null when not tracing
 
   alignas(kCacheLine) std::array<Frame, kMaxFrames> frames{};
   // Frames kMaxFrames and beyond (recursive codes, tree searches): grown by

@@ -55,8 +55,7 @@ void WorkerParking::park(WorkerId w) noexcept {
     const std::uint64_t left = deadline - now;
     timespec timeout{static_cast<time_t>(left / 1'000'000'000), static_cast<long>(left % 1'000'000'000)};
     // Returns at once if the word no longer holds `request` (withdrawn meanwhile).
-    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&s.request), FUTEX_WAIT_PRIVATE, request, &timeout, nullptr,
-            0);
+    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&s.request), FUTEX_WAIT_PRIVATE, request, &timeout, nullptr, 0);
     now = clock_.now_ns();
   }
   // A request is waited out once: after its bound the worker runs until the

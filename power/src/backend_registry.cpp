@@ -28,14 +28,14 @@ const std::array kBackends = {
                  }},
     // Never in auto: the emulator slows the program on purpose with busy work,
     // which costs time and, on a real machine, energy. It runs when asked for.
-    BackendEntry{"emulated", "DVFS emulator: busy work after each task segment, d*beta*(fmax/f-1) (only when asked for)", false,
+    BackendEntry{"emulated",
+                 "DVFS emulator: busy work after each task segment, d*beta*(fmax/f-1) (only when asked for)", false,
                  [](const BackendContext& ctx) -> std::unique_ptr<FrequencyControl> {
                    return std::make_unique<EmulatedFrequency>(beta_of(ctx), ctx.machine_max_hz);
                  }},
-    BackendEntry{"dry-run", "records decisions, changes nothing", false,
-                 [](const BackendContext&) -> std::unique_ptr<FrequencyControl> {
-                   return std::make_unique<DryRunFrequency>();
-                 }},
+    BackendEntry{
+        "dry-run", "records decisions, changes nothing", false,
+        [](const BackendContext&) -> std::unique_ptr<FrequencyControl> { return std::make_unique<DryRunFrequency>(); }},
 };
 
 }  // namespace

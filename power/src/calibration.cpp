@@ -268,8 +268,8 @@ bool CalibrationFrequency::set(double hz) {
 double CalibrationFrequency::current_hz(int cpu) const {
   const int p = topology_.clock_domain_of(cpu);
   std::string text;
-  if (p < 0 || !read_sysfs_value(topology_.clock_domains[static_cast<std::size_t>(p)].policy_dir + "/scaling_cur_freq",
-                                 text))
+  if (p < 0 ||
+      !read_sysfs_value(topology_.clock_domains[static_cast<std::size_t>(p)].policy_dir + "/scaling_cur_freq", text))
     return 0;
   return std::strtod(text.c_str(), nullptr) * 1e3;
 }
@@ -290,8 +290,14 @@ namespace {
 class Calibrator {
  public:
   Calibrator(const CalibrationOptions& o, CalibrationResult& r, CalibrationFrequency& freq, LoadThreads& load)
-      : o_(o), r_(r), freq_(freq), load_(load), zones_(rapl_zones(o.sysfs_root)), package_(zones_.package),
-        dram_(zones_.dram), t0_(Clock::now()) {}
+      : o_(o),
+        r_(r),
+        freq_(freq),
+        load_(load),
+        zones_(rapl_zones(o.sysfs_root)),
+        package_(zones_.package),
+        dram_(zones_.dram),
+        t0_(Clock::now()) {}
 
   void say(const std::string& line) const {
     if (o_.progress) o_.progress(line);
@@ -358,7 +364,8 @@ class Calibrator {
         if (timing) {
           const double from_rate = down ? r_.loop_rate_fast : r_.loop_rate_slow;
           const double to_rate = down ? r_.loop_rate_slow : r_.loop_rate_fast;
-          t.seconds = timed_transition(cpu, [&] { return freq_.set(to); }, from_rate, to_rate, 0.5);
+          t.seconds = timed_transition(
+              cpu, [&] { return freq_.set(to); }, from_rate, to_rate, 0.5);
         } else {
           t.seconds = readback(cpu, to);
         }
@@ -457,7 +464,8 @@ std::optional<CalibrationResult> calibrate(const CalibrationOptions& o, std::str
   const Topology& t = freq.topology();
   if (!choose_cpus(o, t, r.cpus, error)) return std::nullopt;
   r.online_cpus = static_cast<int>(t.cpus.size());
-  for (const auto& p : t.clock_domains) r.cpus_per_domain = std::max<int>(r.cpus_per_domain, static_cast<int>(p.cpus.size()));
+  for (const auto& p : t.clock_domains)
+    r.cpus_per_domain = std::max<int>(r.cpus_per_domain, static_cast<int>(p.cpus.size()));
   // The frequencies: the option's (each must be one the hardware offers), else all.
   const std::vector<double> offered = calibration_frequencies(t);
   for (double hz : o.freqs_hz)

@@ -103,9 +103,7 @@ void LoadThreads::run(Worker& w) {
         break;
       case LoadKind::idle: {
         std::unique_lock<std::mutex> lock(w.mutex);
-        w.wake.wait(lock, [&] {
-          return w.quit.load() || static_cast<LoadKind>(w.kind.load()) != LoadKind::idle;
-        });
+        w.wake.wait(lock, [&] { return w.quit.load() || static_cast<LoadKind>(w.kind.load()) != LoadKind::idle; });
         break;
       }
     }

@@ -28,10 +28,10 @@ double round_to(double v, double step) { return std::round(v / step) * step; }
 
 std::string calibration_profile_json(const CalibrationResult& r, const std::string& name) {
   const std::string measured = "measured: rubato calibrate, " + r.host + ", " + r.date + ", ";
-  const std::string rapl = "RAPL package energy_uj (powercap, " + r.sysfs_root + "/class/powercap), " +
-                           num(r.seconds) + " s per point";
-  const std::string over_k = "k = 0.." + std::to_string(r.cpus.size()) + " CPUs (" +
-                             std::to_string(r.cpus.size()) + " loaded, pinned)";
+  const std::string rapl =
+      "RAPL package energy_uj (powercap, " + r.sysfs_root + "/class/powercap), " + num(r.seconds) + " s per point";
+  const std::string over_k =
+      "k = 0.." + std::to_string(r.cpus.size()) + " CPUs (" + std::to_string(r.cpus.size()) + " loaded, pinned)";
   json j;
   j["name"] = name;
   j["description"] = "Measured by rubato calibrate on " + r.host + " (" +
@@ -65,21 +65,30 @@ std::string calibration_profile_json(const CalibrationResult& r, const std::stri
   j["memory_accesses_per_s"] = 0;
 
   json sources;
-  sources["cores"] = measured + "online CPUs (" + r.sysfs_root + "/devices/system/cpu/online); a core here is a CPU the kernel lists (an SMT thread counts as one)";
+  sources["cores"] = measured + "online CPUs (" + r.sysfs_root +
+                     "/devices/system/cpu/online); a core here is a CPU the kernel lists (an SMT thread counts as one)";
   sources["cores_per_domain"] = measured + "largest cpufreq related_cpus group";
   sources["frequencies_hz"] = measured + "the frequencies measured (cpufreq scaling_available_frequencies or --freqs)";
   sources["uncore_w"] = measured + rapl + ", every CPU idle and " + over_k +
                         " running a loop: the intercept shared by the least-squares lines of every frequency "
-                        "and loop; ±" + num(r.fit.intercept_se, 2) + " W (standard error), residual sd " +
-                        num(r.fit.residual_sd, 2) + " W over " + std::to_string(r.fit.dof) + " degrees of freedom";
-  sources["core_power.busy_w"] = measured + rapl + ", a compute loop (integer and floating-point dependency chain) on " +
-                                 over_k + ": per frequency the least-squares slope, W per busy CPU (x = the loop "
-                                 "threads' CPU time per second); standard error " + busy_spread;
-  sources["core_power.idle_w"] = measured + rapl + ", a spin-wait loop (pause instructions, as a waiting OpenMP / "
-                                 "oneTBB worker) on " + over_k + ": per frequency the least-squares slope, W per "
-                                 "spinning CPU; standard error " + idle_spread;
-  sources["beta"] = "ASSUMPTION: 1 (all work scales with frequency); a machine has no single beta: measure a "
-                    "program's with `rubato calibrate --beta -- PROGRAM` and set RUBATO_BETA";
+                        "and loop; ±" +
+                        num(r.fit.intercept_se, 2) + " W (standard error), residual sd " + num(r.fit.residual_sd, 2) +
+                        " W over " + std::to_string(r.fit.dof) + " degrees of freedom";
+  sources["core_power.busy_w"] = measured + rapl +
+                                 ", a compute loop (integer and floating-point dependency chain) on " + over_k +
+                                 ": per frequency the least-squares slope, W per busy CPU (x = the loop "
+                                 "threads' CPU time per second); standard error " +
+                                 busy_spread;
+  sources["core_power.idle_w"] = measured + rapl +
+                                 ", a spin-wait loop (pause instructions, as a waiting OpenMP / "
+                                 "oneTBB worker) on " +
+                                 over_k +
+                                 ": per frequency the least-squares slope, W per "
+                                 "spinning CPU; standard error " +
+                                 idle_spread;
+  sources["beta"] =
+      "ASSUMPTION: 1 (all work scales with frequency); a machine has no single beta: measure a "
+      "program's with `rubato calibrate --beta -- PROGRAM` and set RUBATO_BETA";
   if (seen.empty()) {
     sources["transition_latency_s"] = "NOT MEASURED: rubato calibrate, " + r.host + ", " + r.date +
                                       ", no transition seen within the time limit by " + r.latency_method;
@@ -88,8 +97,8 @@ std::string calibration_profile_json(const CalibrationResult& r, const std::stri
         measured + r.latency_method + " (from just before the cpufreq write " +
         (r.latency_method == "timing loop" ? std::string("until a compute loop on that CPU ran at the new speed")
                                            : std::string("until scaling_cur_freq showed the new frequency")) +
-        "), median of " + std::to_string(seen.size()) + " transitions between " + mhz(r.freqs_hz.front()) +
-        " and " + mhz(r.freqs_hz.back()) + "; range " + num(seen.front()) + ".." + num(seen.back()) + " s";
+        "), median of " + std::to_string(seen.size()) + " transitions between " + mhz(r.freqs_hz.front()) + " and " +
+        mhz(r.freqs_hz.back()) + "; range " + num(seen.front()) + ".." + num(seen.back()) + " s";
   }
   if (r.has_dram) {
     std::vector<double> d;
@@ -115,8 +124,7 @@ std::string calibration_samples_csv(const CalibrationResult& r) {
     for (std::size_t i = 0; i < s.windows.size(); ++i) {
       const auto& w = s.windows[i];
       out << s.hz << ',' << to_string(s.loop) << ',' << s.k << ',' << i << ',' << w.start_s << ',' << w.seconds << ','
-          << w.package_j << ',' << w.dram_j << ',' << w.load_cpu_s << ',' << w.system_busy_s << ',' << s.cur_hz
-          << '\n';
+          << w.package_j << ',' << w.dram_j << ',' << w.load_cpu_s << ',' << w.system_busy_s << ',' << s.cur_hz << '\n';
     }
   return out.str();
 }

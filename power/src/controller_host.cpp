@@ -134,22 +134,28 @@ std::unique_ptr<ControllerHost> ControllerHost::start(ControllerSetup setup, std
   const auto refuse = [&](const std::string& line) { warnings.push_back(line); };
 
   CounterSourceOptions options;
-  if (s.policy.efs) options.want.insert(options.want.end(), {Metric::mem_accesses, Metric::mem_writes, Metric::mem_reads, Metric::busy_s});
+  if (s.policy.efs)
+    options.want.insert(options.want.end(),
+                        {Metric::mem_accesses, Metric::mem_writes, Metric::mem_reads, Metric::busy_s});
   if (s.policy.affinity)
     options.want.insert(options.want.end(),
                         {Metric::busy_s, Metric::cycles, Metric::instructions, Metric::llc_misses, Metric::fp_ops});
   h.counters = std::make_unique<CounterSet>(s.counters, options);
   const counters::MetricAvailability& avail = h.counters->availability();
-  const std::string fallback = s.policy.tempo == TempoPolicy::baseline ? "baseline" : std::string(to_string(s.policy.tempo)) + " alone";
+  const std::string fallback =
+      s.policy.tempo == TempoPolicy::baseline ? "baseline" : std::string(to_string(s.policy.tempo)) + " alone";
 
   if (s.policy.efs) {
     const std::string missing = missing_for_efs(avail);
     std::string why;
-    if (!missing.empty()) why = "needs the chip's memory accesses and each target's memory reads (seed 001 Eqs. 18-19): " + missing;
+    if (!missing.empty())
+      why = "needs the chip's memory accesses and each target's memory reads (seed 001 Eqs. 18-19): " + missing;
     else if (!s.throttle) why = "this front-end has no way to hold a worker back";
-    else if (!s.profile) why = "no machine profile (RUBATO_PROFILE): the bus bandwidth µ and the power table are unknown";
+    else if (!s.profile)
+      why = "no machine profile (RUBATO_PROFILE): the bus bandwidth µ and the power table are unknown";
     else if (!(s.profile->memory_accesses_per_s > 0))
-      why = "machine profile '" + s.profile->name + "' gives no memory_accesses_per_s (µ, seed 001 Eq. 17); RUBATO_PROFILE=i5-2500 has one";
+      why = "machine profile '" + s.profile->name +
+            "' gives no memory_accesses_per_s (µ, seed 001 Eq. 17); RUBATO_PROFILE=i5-2500 has one";
     if (why.empty()) {
       efs::ControllerParams p;
       p.accesses_per_s = s.profile->memory_accesses_per_s;
@@ -162,8 +168,9 @@ std::unique_ptr<ControllerHost> ControllerHost::start(ControllerSetup setup, std
       try {
         h.efs.emplace(std::move(p));
         if (derived)
-          h.notes.push_back("efs: profile '" + s.profile->name +
-                            "' has no active_cores_power_w; Eq. 13's P0..Pn derived from its uncore and busy core power");
+          h.notes.push_back(
+              "efs: profile '" + s.profile->name +
+              "' has no active_cores_power_w; Eq. 13's P0..Pn derived from its uncore and busy core power");
       } catch (const std::exception& e) {
         why = e.what();
       }
@@ -362,8 +369,7 @@ void ControllerHost::stop() noexcept {
   if (h.setup.throttle) h.setup.throttle->release_all();
   const std::size_t moved = h.keeper.moved_threads();
   const std::size_t restored = h.keeper.restore();
-  if (moved > 0)
-    try {
+  if (moved > 0) try {
       h.notes.push_back("affinity: put back the CPU masks of " + std::to_string(restored) + " of " +
                         std::to_string(moved) + " threads moved (the others had ended)");
     } catch (...) {

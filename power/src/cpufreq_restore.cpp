@@ -11,7 +11,7 @@ namespace rubato {
 namespace {
 
 constexpr int kGovernor = 0, kMin = 1, kMax = 2, kSetspeed = 3;  // kCpufreqControlFiles
-constexpr int kUncoreMin = 0, kUncoreMax = 1;  // kUncoreControlFiles
+constexpr int kUncoreMin = 0, kUncoreMax = 1;                    // kUncoreControlFiles
 constexpr std::size_t kBuf = 512;
 
 }  // namespace
@@ -117,8 +117,8 @@ int CpufreqRestorePlan::restore_now() noexcept {
   // ours, as the handler runs to completion before the thread resumes.
   const long self = static_cast<long>(::gettid());
   const timespec pause{0, 100000};
-  for (int i = 0; i < 2000 && writers_.load(std::memory_order_seq_cst) > 0 &&
-                  writer_tid_.load(std::memory_order_relaxed) != self;
+  for (int i = 0;
+       i < 2000 && writers_.load(std::memory_order_seq_cst) > 0 && writer_tid_.load(std::memory_order_relaxed) != self;
        ++i)
     ::nanosleep(&pause, nullptr);
   int failures = 0;

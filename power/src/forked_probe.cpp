@@ -35,7 +35,8 @@ std::optional<std::string> run_forked_probe(const std::function<std::string()>& 
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   bool timed_out = false;
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       timed_out = true;
       break;

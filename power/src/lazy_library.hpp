@@ -18,9 +18,9 @@ Fn* resolve(void* handle, const char* name) noexcept {
 
 // handle: an expression giving the library's dlopen handle (nullptr: not loaded);
 // then the return type, name, parameters, arguments, value without the library.
-#define RUBATO_LAZY_FORWARD(handle, ret, name, params, args, failure)                      \
-  extern "C" ret name params {                                                             \
+#define RUBATO_LAZY_FORWARD(handle, ret, name, params, args, failure)                     \
+  extern "C" ret name params {                                                            \
     static auto* const real = ::rubato::lazy_library::resolve<ret params>(handle, #name); \
-    if (!real) return failure;                                                             \
-    return real args;                                                                      \
+    if (!real) return failure;                                                            \
+    return real args;                                                                     \
   }

@@ -141,7 +141,8 @@ class LikwidCounters final : public CounterSource {
       const int idx = static_cast<int>(at - cpus_.begin());
       const double share = 1.0 / sharing[cpu];
       counters::ThreadCounts& t = s.thread_or_add(id);
-      if (availability_.has(Metric::instructions)) t.instructions = perfmon_getLastResult(group_, instr_event_, idx) * share;
+      if (availability_.has(Metric::instructions))
+        t.instructions = perfmon_getLastResult(group_, instr_event_, idx) * share;
       if (availability_.has(Metric::cycles)) t.cycles = perfmon_getLastResult(group_, cycles_event_, idx) * share;
     }
     return s;

@@ -83,5 +83,7 @@ RUBATO_LIKWID_FORWARD(char*, perfmon_getEventName, (int groupId, int eventId), (
 RUBATO_LIKWID_FORWARD(char*, perfmon_getMetricName, (int groupId, int metricId), (groupId, metricId), nullptr)
 RUBATO_LIKWID_FORWARD(int, perfmon_getNumberOfEvents, (int groupId), (groupId), 0)
 RUBATO_LIKWID_FORWARD(int, perfmon_getNumberOfMetrics, (int groupId), (groupId), 0)
-RUBATO_LIKWID_FORWARD(double, perfmon_getLastResult, (int groupId, int eventId, int threadId), (groupId, eventId, threadId), 0.0)
-RUBATO_LIKWID_FORWARD(double, perfmon_getLastMetric, (int groupId, int metricId, int threadId), (groupId, metricId, threadId), 0.0)
+RUBATO_LIKWID_FORWARD(double, perfmon_getLastResult, (int groupId, int eventId, int threadId),
+                      (groupId, eventId, threadId), 0.0)
+RUBATO_LIKWID_FORWARD(double, perfmon_getLastMetric, (int groupId, int metricId, int threadId),
+                      (groupId, metricId, threadId), 0.0)

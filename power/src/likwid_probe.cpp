@@ -34,7 +34,8 @@ std::string child_probe() {
     report += "power no topology_init failed\n";
   } else {
     HPMmode(ACCESSMODE_DIRECT);  // never the daemon: it exit()s without one
-    if (HPMinit() != 0 || HPMaddThread(0) != 0) report += "power no no direct MSR access (needs root and the msr module)\n";
+    if (HPMinit() != 0 || HPMaddThread(0) != 0)
+      report += "power no no direct MSR access (needs root and the msr module)\n";
     else if (power_init(0) == 0) report += "power no RAPL not supported by this CPU (per likwid)\n";
     else report += "power ok\n";
   }

@@ -92,11 +92,13 @@ class PapiCounters final : public PerThreadSource {
     probe(want);
     mark_unavailable(availability_, "papi: no candidate event for it");
   }
+
  private:
   void probe(const std::vector<Metric>& want) {
     if (PAPI_is_initialized() == PAPI_NOT_INITED) {
       const int rc = PAPI_library_init(PAPI_VER_CURRENT);
-      if (rc != PAPI_VER_CURRENT) return mark_unavailable(availability_, "papi: " + papi_error("PAPI_library_init", rc));
+      if (rc != PAPI_VER_CURRENT)
+        return mark_unavailable(availability_, "papi: " + papi_error("PAPI_library_init", rc));
     }
     // What attaches to this thread attaches to the targets.
     std::string why;

@@ -31,8 +31,8 @@ struct PerfEvent {
   const char* what;
 };
 
-constexpr std::uint64_t kLlReadMiss = PERF_COUNT_HW_CACHE_LL | (PERF_COUNT_HW_CACHE_OP_READ << 8) |
-                                      (PERF_COUNT_HW_CACHE_RESULT_MISS << 16);
+constexpr std::uint64_t kLlReadMiss =
+    PERF_COUNT_HW_CACHE_LL | (PERF_COUNT_HW_CACHE_OP_READ << 8) | (PERF_COUNT_HW_CACHE_RESULT_MISS << 16);
 
 const PerfEvent kEvents[] = {
     {Metric::busy_s, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, "software task-clock"},
@@ -100,6 +100,7 @@ class PerfCounters final : public PerThreadSource {
     estimate_chip_accesses(want);
     mark_unavailable(availability_, "perf: no generic perf event for it (needs CPU-specific raw or uncore events)");
   }
+
  private:
   std::unique_ptr<ThreadReader> open_thread(int tid) {
     std::vector<std::pair<Metric, int>> fds;

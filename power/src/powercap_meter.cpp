@@ -23,8 +23,9 @@ bool read_uj(const std::string& path, double& joules, std::string& why) {
     const int err = errno;
     why = path + ": " + std::strerror(err);
     if (err == EACCES || err == EPERM)
-      why += " (energy_uj is readable only by root since Linux 5.10, CVE-2020-8694; run as root or grant read "
-             "access with a udev rule)";
+      why +=
+          " (energy_uj is readable only by root since Linux 5.10, CVE-2020-8694; run as root or grant read "
+          "access with a udev rule)";
     return false;
   }
   char buf[64];

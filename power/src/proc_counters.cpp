@@ -75,7 +75,8 @@ class ProcCounters final : public PerThreadSource {
     auto& busy = availability_[counters::Metric::busy_s];
     busy.available = true;
     busy.source = "proc";
-    busy.note = schedstat ? "/proc/<pid>/task/<tid>/schedstat, ns" : "/proc/<pid>/task/<tid>/stat utime+stime, clock ticks";
+    busy.note =
+        schedstat ? "/proc/<pid>/task/<tid>/schedstat, ns" : "/proc/<pid>/task/<tid>/stat utime+stime, clock ticks";
     mark_unavailable(availability_, "proc: /proc has CPU times only");
   }
 };

@@ -72,8 +72,9 @@ class FieldReader {
 
 // Honesty rule (DESIGN.md): every number a profile gives says where it comes from.
 void require_sources(const MachineProfile& p, std::string& error) {
-  std::vector<std::string> needed = {"cores", "cores_per_domain", "frequencies_hz", "core_power.busy_w",
-                                     "core_power.idle_w", "uncore_w", "beta", "transition_latency_s"};
+  std::vector<std::string> needed = {
+      "cores", "cores_per_domain",    "frequencies_hz", "core_power.busy_w", "core_power.idle_w", "uncore_w",
+      "beta",  "transition_latency_s"};
   if (!p.active_cores_power_w.empty()) needed.push_back("active_cores_power_w");
   if (p.memory_accesses_per_s > 0) needed.push_back("memory_accesses_per_s");
   if (!p.uncore_power.empty()) needed.push_back("uncore_power");
@@ -235,8 +236,8 @@ std::vector<std::string> profile_search_dirs() {
 
 std::optional<MachineProfile> load_profile(const std::string& name_or_path, const std::vector<std::string>& dirs,
                                            std::string& error) {
-  const bool is_path = name_or_path.find('/') != std::string::npos ||
-                       (name_or_path.size() > 5 && name_or_path.ends_with(".json"));
+  const bool is_path =
+      name_or_path.find('/') != std::string::npos || (name_or_path.size() > 5 && name_or_path.ends_with(".json"));
   std::vector<std::string> candidates;
   if (is_path) candidates.push_back(name_or_path);
   else

@@ -7,9 +7,9 @@ namespace rubato {
 namespace {
 
 std::uint64_t steady_ns() {
-  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                        std::chrono::steady_clock::now().time_since_epoch())
-                                        .count());
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
 }
 
 }  // namespace
@@ -39,7 +39,8 @@ void RateLimitedApplier::flush_once(std::uint64_t now_ns) {
     const bool first = applied_hz_[d] == 0;
     const double hz = records_.hz(d);
     const bool raise = hz > applied_hz_[d];  // never held for the dwell (see the header)
-    if (!first && !raise && now_ns - last_change_ns_[d] < dwell_ns_) continue;  // dwell not over: keep the latest for later
+    if (!first && !raise && now_ns - last_change_ns_[d] < dwell_ns_)
+      continue;  // dwell not over: keep the latest for later
     seen_sequence_[d] = seq;
     if (hz == applied_hz_[d]) continue;  // requests cancelled each other out
     if (!apply_(d, hz)) {

@@ -36,13 +36,19 @@ struct Handled {
   const char* name;
 };
 constexpr Handled kSignals[] = {
-    {SIGTERM, Kind::stop, "SIGTERM"},  {SIGINT, Kind::stop, "SIGINT"},
-    {SIGHUP, Kind::stop, "SIGHUP"},    {SIGQUIT, Kind::stop, "SIGQUIT"},
-    {SIGUSR1, Kind::fatal_by_default, "SIGUSR1"}, {SIGUSR2, Kind::fatal_by_default, "SIGUSR2"},
-    {SIGALRM, Kind::fatal_by_default, "SIGALRM"}, {SIGPIPE, Kind::fatal_by_default, "SIGPIPE"},
+    {SIGTERM, Kind::stop, "SIGTERM"},
+    {SIGINT, Kind::stop, "SIGINT"},
+    {SIGHUP, Kind::stop, "SIGHUP"},
+    {SIGQUIT, Kind::stop, "SIGQUIT"},
+    {SIGUSR1, Kind::fatal_by_default, "SIGUSR1"},
+    {SIGUSR2, Kind::fatal_by_default, "SIGUSR2"},
+    {SIGALRM, Kind::fatal_by_default, "SIGALRM"},
+    {SIGPIPE, Kind::fatal_by_default, "SIGPIPE"},
     {SIGXCPU, Kind::fatal_by_default, "SIGXCPU"},
-    {SIGABRT, Kind::crash, "SIGABRT"}, {SIGSEGV, Kind::crash, "SIGSEGV"},
-    {SIGBUS, Kind::crash, "SIGBUS"},   {SIGFPE, Kind::crash, "SIGFPE"},
+    {SIGABRT, Kind::crash, "SIGABRT"},
+    {SIGSEGV, Kind::crash, "SIGSEGV"},
+    {SIGBUS, Kind::crash, "SIGBUS"},
+    {SIGFPE, Kind::crash, "SIGFPE"},
     {SIGILL, Kind::crash, "SIGILL"},
 };
 constexpr int kSlots = 16;
@@ -76,7 +82,7 @@ int g_wake[2] = {-1, -1};  // handler -> reporter: one byte, the signal number (
 int g_done[2] = {-1, -1};  // reporter -> handlers: one byte once the report is written (never read)
 std::atomic<bool> g_report_armed{false};
 std::atomic<bool> g_report_claimed{false};  // the first signal claims the report; later ones wait for it
-std::mutex g_report_mutex;                   // arm / disarm
+std::mutex g_report_mutex;                  // arm / disarm
 // Never destroyed: a session that is never finished must not leave a joinable
 // std::thread to a static destructor (std::terminate at the program's exit).
 std::thread* g_reporter = nullptr;
@@ -141,7 +147,8 @@ void on_signal(int sig, siginfo_t* info, void* context) {
         // Pre-formatted: nothing here formats or allocates.
         write_all(STDERR_FILENO, "rubato: the program crashed (");
         write_all(STDERR_FILENO, kSignals[i].name);
-        write_all(STDERR_FILENO, "): no report is written (the process state cannot be trusted); machine state restored\n");
+        write_all(STDERR_FILENO,
+                  "): no report is written (the process state cannot be trusted); machine state restored\n");
       }
     } else {
       report_from_handler(sig);
@@ -154,7 +161,7 @@ void on_signal(int sig, siginfo_t* info, void* context) {
     } else if (prev.sa_handler == SIG_DFL) {
       // Default action: reinstate it and re-raise; the signal is blocked while
       // we run, so it is delivered (and acts) as soon as we return.
-      struct sigaction dfl{};
+      struct sigaction dfl {};
       dfl.sa_handler = SIG_DFL;
       sigemptyset(&dfl.sa_mask);
       sigaction(sig, &dfl, nullptr);
@@ -170,13 +177,13 @@ void on_signal(int sig, siginfo_t* info, void* context) {
 void install() noexcept {
   g_owner = getpid();
   for (std::size_t i = 0; i < std::size(kSignals); ++i) {
-    struct sigaction current{};
+    struct sigaction current {};
     if (sigaction(kSignals[i].sig, nullptr, &current) != 0) continue;
     const bool own = (current.sa_flags & SA_SIGINFO) || current.sa_handler != SIG_DFL;
     if (!(current.sa_flags & SA_SIGINFO) && current.sa_handler == SIG_IGN) continue;  // the program ignores it
-    if (kSignals[i].kind == Kind::fatal_by_default && own) continue;                 // the program's own signal
+    if (kSignals[i].kind == Kind::fatal_by_default && own) continue;                  // the program's own signal
     g_previous[i] = current;
-    struct sigaction mine{};
+    struct sigaction mine {};
     mine.sa_sigaction = on_signal;
     mine.sa_flags = SA_SIGINFO | SA_RESTART | (current.sa_flags & SA_ONSTACK);
     sigemptyset(&mine.sa_mask);

@@ -44,7 +44,8 @@ Environment read_process_environment() {
   for (char** e = environ; e && *e; ++e) {
     const std::string_view entry(*e);
     const std::size_t eq = entry.find('=');
-    if (eq != std::string_view::npos) env.emplace_back(std::string(entry.substr(0, eq)), std::string(entry.substr(eq + 1)));
+    if (eq != std::string_view::npos)
+      env.emplace_back(std::string(entry.substr(0, eq)), std::string(entry.substr(eq + 1)));
   }
   return env;
 }

@@ -80,8 +80,7 @@ WorkerLayout plan_layout(const Topology& topo, std::size_t max_workers, bool use
     if (inserted) {
       if (use_hardware_domains && topo.clock_domain_of(cpu) >= 0)
         l.cpus_of_domain.push_back(topo.clock_domains[static_cast<std::size_t>(topo.clock_domain_of(cpu))].cpus);
-      else
-        l.cpus_of_domain.push_back({});
+      else l.cpus_of_domain.push_back({});
     }
     if (!use_hardware_domains || topo.clock_domain_of(cpu) < 0) {
       auto& cpus = l.cpus_of_domain[it->second];
@@ -149,8 +148,7 @@ class LiveSession final : public Session {
     if (pin_current_thread(layout_.cpu_of_worker[w]))
       worker_bound_[w].store(layout_.cpu_of_worker[w], std::memory_order_relaxed);
     else if (!pin_failure_noted_.exchange(true))
-      note("binding: pinning a worker to cpu " + std::to_string(layout_.cpu_of_worker[w]) +
-           " failed; it runs unbound");
+      note("binding: pinning a worker to cpu " + std::to_string(layout_.cpu_of_worker[w]) + " failed; it runs unbound");
   }
   bool logs(LogLevel at) const { return log_level(settings_.log) >= at; }
 
@@ -164,8 +162,10 @@ class LiveSession final : public Session {
     std::uint64_t events = 0;
     for (const WorkerReport& w : r.workers) events += w.pushes + w.steals;
     if (events > 0) return;
-    const std::string line = "policy " + p.name() + " had nothing to act on: no task events (pushes, steals) reached "
-                             "the engine from front-end " + info_.frontend;
+    const std::string line = "policy " + p.name() +
+                             " had nothing to act on: no task events (pushes, steals) reached "
+                             "the engine from front-end " +
+                             info_.frontend;
     r.notes.push_back(line);
     if (logs(LogLevel::warn)) say("rubato: " + line);
   }
@@ -222,8 +222,8 @@ bool LiveSession::attach_backend(std::string& why) {
   if (available.empty() && profile_) available = profile_->frequencies_hz;
   if (available.empty()) available = {machine_max_hz_ > 0 ? machine_max_hz_ : 1e9};
   if (machine_max_hz_ <= 0) machine_max_hz_ = available.front();
-  TempoLadder ladder = settings_.freqs_hz.empty() ? TempoLadder::paper_default(available)
-                                                  : TempoLadder(settings_.freqs_hz);
+  TempoLadder ladder =
+      settings_.freqs_hz.empty() ? TempoLadder::paper_default(available) : TempoLadder(settings_.freqs_hz);
   if (ladder.max_hz() > machine_max_hz_ * 1.0001)
     note("RUBATO_FREQS fastest " + format_frequency(ladder.max_hz()) + " is above the machine's " +
          format_frequency(machine_max_hz_));
@@ -253,7 +253,8 @@ bool LiveSession::attach_backend(std::string& why) {
   beta_ = beta_for(settings_, profile);
   if (o.policy.guarded && !profile) {
     if (logs(LogLevel::warn))
-      say("rubato: RUBATO_POLICY=" + o.policy.name() + ": the cost guard needs a machine profile (RUBATO_PROFILE); "
+      say("rubato: RUBATO_POLICY=" + o.policy.name() +
+          ": the cost guard needs a machine profile (RUBATO_PROFILE); "
           "the guard is off and every slowing decision is applied");
     note("guarded: no machine profile, the guard is off");
     o.policy.guarded = false;
@@ -277,8 +278,9 @@ bool LiveSession::attach_backend(std::string& why) {
     return false;
   }
   if (settings_.binding == "none" && freq_->changes_speed() && freq_->name() != "emulated")
-    note("binding none: a worker's tempo is applied to its nominal core's clock domain, but the OS may run it "
-         "elsewhere; RUBATO_BINDING=static pins workers (seed 000 §3.4)");
+    note(
+        "binding none: a worker's tempo is applied to its nominal core's clock domain, but the OS may run it "
+        "elsewhere; RUBATO_BINDING=static pins workers (seed 000 §3.4)");
 
   return true;
 }
@@ -312,8 +314,7 @@ bool LiveSession::start(std::string& why) {
   // asked for a tempo policy and gets none, so that is said at the default level.
   if (settings_.backend != "auto" && freq_->name() != settings_.backend && logs(LogLevel::warn))
     say("rubato: RUBATO_BACKEND=" + settings_.backend + " is not usable here; " + backend_note_);
-  else if (settings_.backend == "auto" && !choice.real && settings_.policy.changes_tempo() &&
-           logs(LogLevel::warn))
+  else if (settings_.backend == "auto" && !choice.real && settings_.policy.changes_tempo() && logs(LogLevel::warn))
     say("rubato: " + no_real_control_line(choice));
 
   if (!attach_backend(why)) {
@@ -351,7 +352,8 @@ bool LiveSession::start(std::string& why) {
   // the OpenMP front-end records it to this path, the TBB front-ends record
   // none (and say so).
   if (!settings_.trace.empty() && info_.frontend == "ompt" && logs(LogLevel::info))
-    say("rubato: trace recorded to " + expand_path_pattern(settings_.trace, identity_.pid, identity_.host, identity_.rank));
+    say("rubato: trace recorded to " +
+        expand_path_pattern(settings_.trace, identity_.pid, identity_.host, identity_.rank));
   // A run stopped by a signal still gets its report (issue 24 §3).
   if (!settings_.report.empty()) signal_report_armed_.store(arm_signal_report(&LiveSession::finish_at_signal, this));
   return true;
@@ -392,7 +394,8 @@ void LiveSession::start_uncore(bool real_backend) {
   std::string why;
   auto uncore = std::make_unique<UncoreFrequency>(topology_, settings_.state_dir);
   if (!uncore->usable(why) || !uncore->pin(settings_.uncore_hz, why)) {
-    if (logs(LogLevel::warn)) say("rubato: RUBATO_UNCORE=" + want + " cannot be applied: " + why + "; the uncore is left alone");
+    if (logs(LogLevel::warn))
+      say("rubato: RUBATO_UNCORE=" + want + " cannot be applied: " + why + "; the uncore is left alone");
     note("RUBATO_UNCORE=" + want + " not applied: " + why);
     return;
   }
@@ -563,7 +566,8 @@ void LiveSession::finish_locked(const char* ended) noexcept {
         if (added <= 0) continue;
         w.emulated_delay_s += added;
         w.busy_s += added;
-        if (static_cast<std::size_t>(l) < w.busy_s_at_level.size()) w.busy_s_at_level[static_cast<std::size_t>(l)] += added;
+        if (static_cast<std::size_t>(l) < w.busy_s_at_level.size())
+          w.busy_s_at_level[static_cast<std::size_t>(l)] += added;
       }
     }
     r.workers_requested = workers_seen;

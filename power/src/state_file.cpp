@@ -45,7 +45,8 @@ bool all_digits(std::string_view s) {
 
 // <root>/devices/system/cpu/cpufreq/policyN or <root>/devices/system/cpu/cpuN/cpufreq
 bool is_policy_dir(const std::string& dir, const std::string& root) {
-  if (dir.find("/../") != std::string::npos || dir.find("/./") != std::string::npos || dir.ends_with("/..")) return false;
+  if (dir.find("/../") != std::string::npos || dir.find("/./") != std::string::npos || dir.ends_with("/.."))
+    return false;
   const std::string base = root + "/devices/system/cpu/";
   if (dir.rfind(base, 0) != 0) return false;
   const std::string_view rest = std::string_view(dir).substr(base.size());
@@ -56,7 +57,8 @@ bool is_policy_dir(const std::string& dir, const std::string& root) {
 
 // <root>/devices/system/cpu/intel_uncore_frequency/package_NN_die_NN or .../uncoreNN
 bool is_uncore_dir(const std::string& dir, const std::string& root) {
-  if (dir.find("/../") != std::string::npos || dir.find("/./") != std::string::npos || dir.ends_with("/..")) return false;
+  if (dir.find("/../") != std::string::npos || dir.find("/./") != std::string::npos || dir.ends_with("/.."))
+    return false;
   const std::string base = root + "/devices/system/cpu/intel_uncore_frequency/";
   if (dir.rfind(base, 0) != 0) return false;
   const std::string_view rest = std::string_view(dir).substr(base.size());
@@ -133,7 +135,7 @@ bool prepare_state_dir(const std::string& dir, std::string& why) {
     why = "cannot create state directory " + dir + ": " + std::strerror(errno);
     return false;
   }
-  struct stat st{};
+  struct stat st {};
   if (::lstat(dir.c_str(), &st) != 0) {
     why = "cannot inspect state directory " + dir + ": " + std::strerror(errno);
     return false;
@@ -147,9 +149,8 @@ bool prepare_state_dir(const std::string& dir, std::string& why) {
     return false;
   }
   if ((st.st_mode & 077) != 0) {
-    why = "state directory " + dir + " is accessible to other users (mode " +
-          std::to_string((st.st_mode >> 6) & 7) + std::to_string((st.st_mode >> 3) & 7) +
-          std::to_string(st.st_mode & 7) + "); it must be 0700";
+    why = "state directory " + dir + " is accessible to other users (mode " + std::to_string((st.st_mode >> 6) & 7) +
+          std::to_string((st.st_mode >> 3) & 7) + std::to_string(st.st_mode & 7) + "); it must be 0700";
     return false;
   }
   return true;
@@ -260,7 +261,7 @@ bool write_state_file(const std::string& dir, const MachineState& s, std::string
                       std::string_view prefix) {
   path = dir + "/" + std::string(prefix) + "-" + std::to_string(s.pid) + ".state";
   // A file left by an earlier process with our pid is stale (that pid is us now).
-  struct stat st{};
+  struct stat st {};
   if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid()) ::unlink(path.c_str());
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) {
@@ -285,7 +286,7 @@ std::optional<MachineState> read_state_file(const std::string& path, std::string
     why = path + ": " + std::strerror(errno);
     return std::nullopt;
   }
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
       static_cast<std::size_t>(st.st_size) > kMaxStateBytes) {
     ::close(fd);

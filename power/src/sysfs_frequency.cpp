@@ -38,7 +38,8 @@ bool write_limits(const ClockDomainInfo& p, long long min_khz, long long max_khz
 }  // namespace
 
 CpufreqMethod cpufreq_method_of(const ClockDomainInfo& p) noexcept {
-  if (std::find(p.governors.begin(), p.governors.end(), "userspace") != p.governors.end()) return CpufreqMethod::setspeed;
+  if (std::find(p.governors.begin(), p.governors.end(), "userspace") != p.governors.end())
+    return CpufreqMethod::setspeed;
   // Active mode: the driver (and the hardware) choose within the limits.
   if (p.driver == "intel_pstate" || p.driver == "amd-pstate-epp") return CpufreqMethod::pin;
   return CpufreqMethod::none;
@@ -95,7 +96,8 @@ bool SysfsFrequency::method_for(const ClockDomainInfo& p, Method& method, std::s
 
 bool SysfsFrequency::usable(std::string& why) {
   if (topology_.clock_domains.empty()) {
-    why = "no cpufreq policies under " + topology_.sysfs_root + "/devices/system/cpu (no DVFS here: VM or driver missing)";
+    why = "no cpufreq policies under " + topology_.sysfs_root +
+          "/devices/system/cpu (no DVFS here: VM or driver missing)";
     if (!topology_.pstate_driver.empty() && topology_.pstate_status == "off")
       why += "; " + topology_.pstate_driver + " status is 'off'";
     return false;

@@ -24,7 +24,8 @@ int ThreadAffinityKeeper::bind_thread(int tid, int cpu, std::string& why) {
   CPU_SET(cpu, &one);
   if (sched_setaffinity(tid, sizeof one, &one) != 0) {
     const int err = errno;
-    why = "thread " + std::to_string(tid) + " to cpu " + std::to_string(cpu) + ": sched_setaffinity: " + std::strerror(err);
+    why = "thread " + std::to_string(tid) + " to cpu " + std::to_string(cpu) +
+          ": sched_setaffinity: " + std::strerror(err);
     return err;
   }
   return 0;

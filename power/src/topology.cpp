@@ -224,7 +224,8 @@ Topology read_topology(const std::string& sysfs_root) {
     t.problems.push_back(cpu_dir + "/online unreadable; assuming CPUs 0.." +
                          std::to_string(std::max(1u, std::thread::hardware_concurrency()) - 1));
     t.cpus.clear();
-    for (unsigned c = 0; c < std::max(1u, std::thread::hardware_concurrency()); ++c) t.cpus.push_back(static_cast<int>(c));
+    for (unsigned c = 0; c < std::max(1u, std::thread::hardware_concurrency()); ++c)
+      t.cpus.push_back(static_cast<int>(c));
   }
   read_clock_domains(t, cpu_dir);
   read_uncore_domains(t, cpu_dir);

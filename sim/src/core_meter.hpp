@@ -37,7 +37,9 @@ class CoreMeter {
     if (state == State::busy) ++busy_now_;
     c.state = state;
   }
-  void set_busy(std::size_t core, bool busy, std::uint64_t now) { set_state(core, busy ? State::busy : State::idle, now); }
+  void set_busy(std::size_t core, bool busy, std::uint64_t now) {
+    set_state(core, busy ? State::busy : State::idle, now);
+  }
   void set_frequency(std::size_t core, double hz, std::uint64_t now) {
     Core& c = cores_[core];
     bank(c, now);

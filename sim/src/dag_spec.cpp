@@ -73,7 +73,8 @@ class PhaseParser {
     else if (unit == "kcyc") w.cycles = x * 1e3;
     else if (unit == "Mcyc") w.cycles = x * 1e6;
     else
-      fail(v, "expected a unit for " + std::string(key) + ": ns, us, ms, s (time at the fastest frequency) or cyc, kcyc, Mcyc");
+      fail(v, "expected a unit for " + std::string(key) +
+                  ": ns, us, ms, s (time at the fastest frequency) or cyc, kcyc, Mcyc");
     return w;
   }
 
@@ -118,13 +119,27 @@ PhaseSpec defaults_for(PhaseKind k) {
   PhaseSpec s;
   s.kind = k;
   switch (k) {
-    case PhaseKind::fib: s.work.ns = 50; s.node.ns = 50; break;
-    case PhaseKind::loop: s.grain = 1000; s.work.ns = 10; break;
+    case PhaseKind::fib:
+      s.work.ns = 50;
+      s.node.ns = 50;
+      break;
+    case PhaseKind::loop:
+      s.grain = 1000;
+      s.work.ns = 10;
+      break;
     case PhaseKind::dc: s.work.ns = 10e3; break;
-    case PhaseKind::split: s.grain = 1000; s.work.ns = 10; s.node.ns = 2; s.skew = 0.5; break;
+    case PhaseKind::split:
+      s.grain = 1000;
+      s.work.ns = 10;
+      s.node.ns = 2;
+      s.skew = 0.5;
+      break;
     case PhaseKind::chain: s.work.ns = 10e3; break;
     case PhaseKind::serial: break;
-    case PhaseKind::mem: s.work.ns = 1e9; s.bus = 1; break;
+    case PhaseKind::mem:
+      s.work.ns = 1e9;
+      s.bus = 1;
+      break;
   }
   return s;
 }
@@ -145,20 +160,50 @@ void set_main(PhaseSpec& s, std::string_view v, const PhaseParser& p) {
 
 void set_key(PhaseSpec& s, std::string_view key, std::string_view v, const PhaseParser& p) {
   // Keys every kind accepts.
-  if (key == "jitter") { s.jitter = p.number(key, v, 0, 1); return; }
-  if (key == "beta") { s.beta = p.number(key, v, 0, 1); return; }
-  if (key == "bus" || key == "solo") { s.bus = p.number(key, v, 0, 1); return; }
-  if (key == "seed") { s.seed = static_cast<std::uint64_t>(p.count(key, v, 0, 1e15)); return; }
-  if (key == "rep") { s.rep = static_cast<int>(p.count(key, v, 1, 1e6)); return; }
+  if (key == "jitter") {
+    s.jitter = p.number(key, v, 0, 1);
+    return;
+  }
+  if (key == "beta") {
+    s.beta = p.number(key, v, 0, 1);
+    return;
+  }
+  if (key == "bus" || key == "solo") {
+    s.bus = p.number(key, v, 0, 1);
+    return;
+  }
+  if (key == "seed") {
+    s.seed = static_cast<std::uint64_t>(p.count(key, v, 0, 1e15));
+    return;
+  }
+  if (key == "rep") {
+    s.rep = static_cast<int>(p.count(key, v, 1, 1e6));
+    return;
+  }
   switch (s.kind) {
     case PhaseKind::fib:
-      if (key == "work") { s.work = s.node = p.amount(key, v); return; }
-      if (key == "node") { s.node = p.amount(key, v); return; }
-      if (key == "leaf") { s.work = p.amount(key, v); return; }
+      if (key == "work") {
+        s.work = s.node = p.amount(key, v);
+        return;
+      }
+      if (key == "node") {
+        s.node = p.amount(key, v);
+        return;
+      }
+      if (key == "leaf") {
+        s.work = p.amount(key, v);
+        return;
+      }
       break;
     case PhaseKind::loop:
-      if (key == "grain") { s.grain = p.count(key, v, 1, kMaxCount); return; }
-      if (key == "iter") { s.work = p.amount(key, v); return; }
+      if (key == "grain") {
+        s.grain = p.count(key, v, 1, kMaxCount);
+        return;
+      }
+      if (key == "iter") {
+        s.work = p.amount(key, v);
+        return;
+      }
       if (key == "split") {
         if (v == "binary") s.linear = false;
         else if (v == "linear") s.linear = true;
@@ -167,17 +212,44 @@ void set_key(PhaseSpec& s, std::string_view key, std::string_view v, const Phase
       }
       break;
     case PhaseKind::dc:
-      if (key == "depth") { s.depth = static_cast<int>(p.count(key, v, 0, 40)); return; }
-      if (key == "fanout") { s.fanout = static_cast<int>(p.count(key, v, 1, 64)); return; }
-      if (key == "leaf") { s.work = p.amount(key, v); return; }
-      if (key == "pre") { s.node = p.amount(key, v); return; }
-      if (key == "post") { s.post = p.amount(key, v); return; }
+      if (key == "depth") {
+        s.depth = static_cast<int>(p.count(key, v, 0, 40));
+        return;
+      }
+      if (key == "fanout") {
+        s.fanout = static_cast<int>(p.count(key, v, 1, 64));
+        return;
+      }
+      if (key == "leaf") {
+        s.work = p.amount(key, v);
+        return;
+      }
+      if (key == "pre") {
+        s.node = p.amount(key, v);
+        return;
+      }
+      if (key == "post") {
+        s.post = p.amount(key, v);
+        return;
+      }
       break;
     case PhaseKind::split:
-      if (key == "grain") { s.grain = p.count(key, v, 1, kMaxCount); return; }
-      if (key == "item") { s.work = p.amount(key, v); return; }
-      if (key == "part") { s.node = p.amount(key, v); return; }
-      if (key == "skew") { s.skew = p.number(key, v, 0, 0.98); return; }
+      if (key == "grain") {
+        s.grain = p.count(key, v, 1, kMaxCount);
+        return;
+      }
+      if (key == "item") {
+        s.work = p.amount(key, v);
+        return;
+      }
+      if (key == "part") {
+        s.node = p.amount(key, v);
+        return;
+      }
+      if (key == "skew") {
+        s.skew = p.number(key, v, 0, 0.98);
+        return;
+      }
       if (key == "filter") {
         if (v == "serial") s.parallel_filter = false;
         else if (v == "par") s.parallel_filter = true;
@@ -187,11 +259,20 @@ void set_key(PhaseSpec& s, std::string_view key, std::string_view v, const Phase
       break;
     case PhaseKind::chain:
     case PhaseKind::serial:
-      if (key == "work") { s.work = p.amount(key, v); return; }
+      if (key == "work") {
+        s.work = p.amount(key, v);
+        return;
+      }
       break;
     case PhaseKind::mem:
-      if (key == "work") { s.work = p.amount(key, v); return; }
-      if (key == "tasks") { s.n = p.count(key, v, 0, kMaxCount); return; }
+      if (key == "work") {
+        s.work = p.amount(key, v);
+        return;
+      }
+      if (key == "tasks") {
+        s.n = p.count(key, v, 0, kMaxCount);
+        return;
+      }
       break;
   }
   p.fail(key, std::string("unknown key; expected ") + keys_of(s.kind) + ", jitter, beta, bus/solo, seed or rep");

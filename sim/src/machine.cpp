@@ -19,7 +19,8 @@ std::vector<int> place_workers(const MachineProfile& profile, std::size_t worker
   if (workers == 0) throw std::invalid_argument("at least one worker is needed");
   if (workers > static_cast<std::size_t>(cores))
     throw std::invalid_argument("profile '" + profile.name + "' has " + std::to_string(cores) + " cores, fewer than " +
-                                std::to_string(workers) + " workers (oversubscription is not simulated; --cores N scales the profile)");
+                                std::to_string(workers) +
+                                " workers (oversubscription is not simulated; --cores N scales the profile)");
   std::vector<int> core_of;
   core_of.reserve(workers);
   if (placement == Placement::compact) {

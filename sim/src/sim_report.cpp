@@ -44,8 +44,8 @@ Report make_report(const Simulation& sim, const std::string& workload, const std
   rep.parameters["min_dwell_s"] = text(o.min_dwell_s);
   rep.parameters["transition_latency_s"] = text(p.transition_latency_s);
   rep.parameters["profile_beta"] = text(p.beta);
-  rep.parameters["thresholds"] = std::to_string(o.engine.fixed_thresholds.empty() ? o.engine.thresholds
-                                                                                   : static_cast<int>(o.engine.fixed_thresholds.size()));
+  rep.parameters["thresholds"] = std::to_string(
+      o.engine.fixed_thresholds.empty() ? o.engine.thresholds : static_cast<int>(o.engine.fixed_thresholds.size()));
   rep.parameters["profile_window"] = std::to_string(o.engine.profile_window);
   rep.parameters["sample_interval_s"] = text(static_cast<double>(o.engine.sample_interval_ns) * 1e-9);
   rep.parameters["contention"] = o.contention && o.contention->active() ? "model" : "none";
@@ -71,7 +71,8 @@ Report make_report(const Simulation& sim, const std::string& workload, const std
     rep.throttle_events.push_back({static_cast<double>(c.t_ns) * 1e-9, c.worker, c.parked, c.reason});
   for (DomainReport& d : rep.domains) {
     const int per = p.cores_per_domain > 0 ? p.cores_per_domain : 1;
-    for (int c = static_cast<int>(d.id) * per; c < static_cast<int>(d.id + 1) * per && c < p.cores; ++c) d.cpus.push_back(c);
+    for (int c = static_cast<int>(d.id) * per; c < static_cast<int>(d.id + 1) * per && c < p.cores; ++c)
+      d.cpus.push_back(c);
     if (d.id < r.applied_transitions.size()) d.applied_transitions = r.applied_transitions[d.id];
   }
   rep.notes.push_back("simulated run: wall_s is simulated time, energy is the model of profile '" + p.name + "'");
@@ -85,7 +86,8 @@ Report make_report(const Simulation& sim, const std::string& workload, const std
   rep.external["sim.uncore_energy_j"] = r.uncore_energy_j;
   if (r.eq13_energy_j >= 0) rep.external["sim.eq13_energy_j"] = r.eq13_energy_j;  // seed 001 Eq. 13, system power
   for (std::size_t n = 0; n < r.busy_count_ns.size(); ++n)
-    if (r.busy_count_ns[n]) rep.external["sim.busy_cores_" + std::to_string(n) + "_s"] = static_cast<double>(r.busy_count_ns[n]) * 1e-9;
+    if (r.busy_count_ns[n])
+      rep.external["sim.busy_cores_" + std::to_string(n) + "_s"] = static_cast<double>(r.busy_count_ns[n]) * 1e-9;
   if (o.engine.policy.efs) rep.external["sim.control_steps"] = static_cast<double>(r.control_steps);
   return rep;
 }

@@ -37,7 +37,7 @@ struct Worker {
   DomainId domain = 0;
   WorkerState state = WorkerState::working;
   detail::WorkDeque deque;
-  Frame* current = nullptr;  // the frame this worker runs (nullptr: looking for work)
+  Frame* current = nullptr;       // the frame this worker runs (nullptr: looking for work)
   std::vector<Frame*> suspended;  // omp: frames tied to this worker waiting at a sync, innermost last
   bool idle_reported = false;     // `idle` sent for this out-of-work episode
   // The running segment: `remaining` reference-ns of work progressing at `rate` since `mark`.
@@ -110,12 +110,30 @@ struct Simulation::Impl final : TempoActuator {
   void finalize();
 
   // Engine events, counted.
-  void ev_push(Worker& w) { ++result.engine_events; engine->push(w.id); }
-  void ev_pop(Worker& w) { ++result.engine_events; engine->pop(w.id); }
-  void ev_idle(Worker& w) { ++result.engine_events; engine->idle(w.id); }
-  void ev_steal(Worker& thief, Worker& victim) { ++result.engine_events; engine->steal(thief.id, victim.id); }
-  void ev_task_begin(Worker& w) { ++result.engine_events; engine->task_begin(w.id); }
-  void ev_task_end(Worker& w, bool completed) { ++result.engine_events; engine->task_end(w.id, completed); }
+  void ev_push(Worker& w) {
+    ++result.engine_events;
+    engine->push(w.id);
+  }
+  void ev_pop(Worker& w) {
+    ++result.engine_events;
+    engine->pop(w.id);
+  }
+  void ev_idle(Worker& w) {
+    ++result.engine_events;
+    engine->idle(w.id);
+  }
+  void ev_steal(Worker& thief, Worker& victim) {
+    ++result.engine_events;
+    engine->steal(thief.id, victim.id);
+  }
+  void ev_task_begin(Worker& w) {
+    ++result.engine_events;
+    engine->task_begin(w.id);
+  }
+  void ev_task_end(Worker& w, bool completed) {
+    ++result.engine_events;
+    engine->task_end(w.id, completed);
+  }
 
   SimOptions opt;
   const Program& program;
@@ -153,7 +171,8 @@ struct Simulation::Impl final : TempoActuator {
 Simulation::Impl::Impl(SimOptions o, const Program& p)
     : opt(std::move(o)), program(p), power(opt.profile), rng(opt.seed) {
   if (!program.root) throw std::invalid_argument("simulator: the program has no root task");
-  if (opt.profile.frequencies_hz.empty()) throw std::invalid_argument("simulator: profile '" + opt.profile.name + "' lists no frequencies");
+  if (opt.profile.frequencies_hz.empty())
+    throw std::invalid_argument("simulator: profile '" + opt.profile.name + "' lists no frequencies");
   if (!(opt.steal_cost_s > 0)) throw std::invalid_argument("simulator: the steal cost must be positive");
   f_ref = *std::max_element(opt.profile.frequencies_hz.begin(), opt.profile.frequencies_hz.end());
   steal_cost_ns = std::max<std::uint64_t>(1, to_ns(opt.steal_cost_s));
@@ -190,10 +209,12 @@ Simulation::Impl::Impl(SimOptions o, const Program& p)
   if (opt.engine.policy.efs) {
     const MachineProfile& pr = opt.profile;
     if (!(pr.memory_accesses_per_s > 0) || pr.active_cores_power_w.empty())
-      throw std::invalid_argument("simulator: efs needs the profile's memory_accesses_per_s (µ, seed 001 Eq. 17) and "
-                                  "active_cores_power_w (P0..Pn, Eq. 13); profile '" + pr.name +
-                                  "' lacks them (i5-2500 has both)");
-    if (!(opt.control_interval_s >= 1e-6)) throw std::invalid_argument("simulator: the control interval must be at least 1us");
+      throw std::invalid_argument(
+          "simulator: efs needs the profile's memory_accesses_per_s (µ, seed 001 Eq. 17) and "
+          "active_cores_power_w (P0..Pn, Eq. 13); profile '" +
+          pr.name + "' lacks them (i5-2500 has both)");
+    if (!(opt.control_interval_s >= 1e-6))
+      throw std::invalid_argument("simulator: the control interval must be at least 1us");
     efs::ControllerParams cp;
     cp.accesses_per_s = pr.memory_accesses_per_s;
     cp.power_w = pr.active_cores_power_w;
@@ -411,7 +432,7 @@ void Simulation::Impl::finish_frame(Worker& w, Frame& f) {
     if (!parent->returned) break;
     done = parent;
   }
-  if (!parent->suspended) return;  // still running, or its continuation is queued
+  if (!parent->suspended) return;                               // still running, or its continuation is queued
   if (opt.model == SpawnModel::cilk) return resume(w, parent);  // the last child's worker resumes it
   // omp: tied to its owner, which resumes it when it is its innermost suspended frame.
   Worker& owner = workers[parent->owner];

@@ -73,7 +73,8 @@ class LoopShape final : public PhaseShape {
       : PhaseShape(wc, jitter, seed), iter_ns_(iter_ns), grain_(grain), linear_(linear) {}
   Step next(Frame& f) const override {
     const std::int64_t size = f.b - f.a;
-    if (size <= grain_) return f.pc++ == 0 ? Step::work(jittered(static_cast<double>(size) * iter_ns_, f)) : Step::ret();
+    if (size <= grain_)
+      return f.pc++ == 0 ? Step::work(jittered(static_cast<double>(size) * iter_ns_, f)) : Step::ret();
     if (linear_) {
       const std::int64_t chunks = (size + grain_ - 1) / grain_;
       const std::int64_t k = f.pc++;
@@ -99,7 +100,11 @@ class LoopShape final : public PhaseShape {
 class DcShape final : public PhaseShape {
  public:
   DcShape(WorkClass wc, double jitter, std::uint64_t seed, double leaf_ns, double pre_ns, double post_ns, int fanout)
-      : PhaseShape(wc, jitter, seed), leaf_ns_(leaf_ns), pre_ns_(pre_ns), post_ns_(post_ns), fanout_(static_cast<std::uint32_t>(fanout)) {}
+      : PhaseShape(wc, jitter, seed),
+        leaf_ns_(leaf_ns),
+        pre_ns_(pre_ns),
+        post_ns_(post_ns),
+        fanout_(static_cast<std::uint32_t>(fanout)) {}
   Step next(Frame& f) const override {
     if (f.a == 0) return f.pc++ == 0 ? Step::work(jittered(leaf_ns_, f)) : Step::ret();
     const std::uint32_t pc = f.pc++;
@@ -122,7 +127,12 @@ class SplitShape final : public PhaseShape {
  public:
   SplitShape(WorkClass wc, double jitter, std::uint64_t seed, double item_ns, double part_ns, std::int64_t grain,
              double skew, const Shape* filter)
-      : PhaseShape(wc, jitter, seed), item_ns_(item_ns), part_ns_(part_ns), grain_(grain), skew_(skew), filter_(filter) {}
+      : PhaseShape(wc, jitter, seed),
+        item_ns_(item_ns),
+        part_ns_(part_ns),
+        grain_(grain),
+        skew_(skew),
+        filter_(filter) {}
   Step next(Frame& f) const override {
     const std::int64_t n = f.a;
     if (n <= grain_) return f.pc++ == 0 ? Step::work(jittered(static_cast<double>(n) * item_ns_, f)) : Step::ret();
@@ -206,12 +216,11 @@ Program build_synthetic(const DagSpec& spec, double reference_hz, double default
     const double node = p.node.ns_at(reference_hz);
     SequenceShape::Phase phase{nullptr, 0, 0};
     switch (p.kind) {
-      case PhaseKind::fib:
-        phase = {own(std::make_unique<FibShape>(wc, p.jitter, p.seed, node, work)), p.n, 0};
-        break;
+      case PhaseKind::fib: phase = {own(std::make_unique<FibShape>(wc, p.jitter, p.seed, node, work)), p.n, 0}; break;
       case PhaseKind::loop:
         if (p.linear && (p.n + p.grain - 1) / p.grain >= (std::int64_t{1} << 32) - 2)
-          throw std::invalid_argument("synthetic DAG: '" + p.text + "': a linear loop may have at most 2^32 - 2 chunks");
+          throw std::invalid_argument("synthetic DAG: '" + p.text +
+                                      "': a linear loop may have at most 2^32 - 2 chunks");
         phase = {own(std::make_unique<LoopShape>(wc, p.jitter, p.seed, work, p.grain, p.linear)), 0, p.n};
         break;
       case PhaseKind::dc:
@@ -219,9 +228,8 @@ Program build_synthetic(const DagSpec& spec, double reference_hz, double default
                  p.depth, 0};
         break;
       case PhaseKind::split: {
-        const Shape* filter = p.parallel_filter
-                                  ? own(std::make_unique<LoopShape>(wc, 0.0, p.seed, node, p.grain, false))
-                                  : nullptr;
+        const Shape* filter =
+            p.parallel_filter ? own(std::make_unique<LoopShape>(wc, 0.0, p.seed, node, p.grain, false)) : nullptr;
         phase = {own(std::make_unique<SplitShape>(wc, p.jitter, p.seed, work, node, p.grain, p.skew, filter)), p.n, 0};
         break;
       }
@@ -230,9 +238,7 @@ Program build_synthetic(const DagSpec& spec, double reference_hz, double default
         phase = {own(std::make_unique<ChainShape>(link)), p.n, 0};
         break;
       }
-      case PhaseKind::serial:
-        phase = {own(std::make_unique<SerialShape>(wc, p.jitter, p.seed, work)), 0, 0};
-        break;
+      case PhaseKind::serial: phase = {own(std::make_unique<SerialShape>(wc, p.jitter, p.seed, work)), 0, 0}; break;
       case PhaseKind::mem:  // N tasks of `work` spawned one after another by one task, then joined
         if (p.n >= (std::int64_t{1} << 32) - 2)
           throw std::invalid_argument("synthetic DAG: '" + p.text + "': mem may have at most 2^32 - 2 tasks");

@@ -66,7 +66,7 @@ class ScriptBuilder {
 
 struct Item {
   std::uint64_t t;
-  int order;           // spawns before waits at the same instant, then recording order
+  int order;  // spawns before waits at the same instant, then recording order
   bool is_spawn;
   std::uint32_t child;
 };
@@ -161,9 +161,8 @@ Program build_trace_program(const Trace& trace, double beta, std::vector<std::st
   }
 
   // Root: top-level tasks whose executions overlap form one phase.
-  std::stable_sort(top.begin(), top.end(), [&](std::size_t x, std::size_t y) {
-    return first_ns(trace.tasks[x]) < first_ns(trace.tasks[y]);
-  });
+  std::stable_sort(top.begin(), top.end(),
+                   [&](std::size_t x, std::size_t y) { return first_ns(trace.tasks[x]) < first_ns(trace.tasks[y]); });
   b.begin_script();
   std::uint64_t phase_end = 0;
   bool open = false;
@@ -186,8 +185,11 @@ Program build_trace_program(const Trace& trace, double beta, std::vector<std::st
   b.end_script();
 
   if (undeferred) notes.push_back("trace: " + std::to_string(undeferred) + " undeferred tasks replayed as deferred");
-  if (group_waits) notes.push_back("trace: " + std::to_string(group_waits) + " taskgroup/barrier waits replayed as waits for direct children");
-  if (no_segments) notes.push_back("trace: " + std::to_string(no_segments) + " tasks never ran in the recording (no work replayed)");
+  if (group_waits)
+    notes.push_back("trace: " + std::to_string(group_waits) +
+                    " taskgroup/barrier waits replayed as waits for direct children");
+  if (no_segments)
+    notes.push_back("trace: " + std::to_string(no_segments) + " tasks never ran in the recording (no work replayed)");
   if (trace.dropped) notes.push_back("trace: the recording dropped " + std::to_string(trace.dropped) + " records");
 
   Program prog;

@@ -47,8 +47,9 @@ void ArenaObserver::start(const Environment& env, EventLevel level) noexcept {
       session_->note("tbb-preload: a worker's busy time is its time inside the observed arena (no task events)");
     }
     if (level == EventLevel::itt_tasks)
-      session_->note("tbb-preload: tasks seen through oneTBB's ITT notifications and its interposed spawn / enqueue / "
-                     "wait entry points; a worker is a thread, numbered as first seen");
+      session_->note(
+          "tbb-preload: tasks seen through oneTBB's ITT notifications and its interposed spawn / enqueue / "
+          "wait entry points; a worker is a thread, numbered as first seen");
     if (!session_->settings().trace.empty()) {
       say("rubato: RUBATO_TRACE is not supported by the TBB front-end; no trace is recorded");
       session_->note("tbb: RUBATO_TRACE is not supported by the TBB front-end; no trace was recorded");

@@ -22,7 +22,8 @@ std::size_t concurrency_throttle::set_limit(std::size_t threads) {
   // A global_control cannot be changed, only replaced; the new one is in force
   // before the old one goes, so the limit never jumps to the ceiling between.
   std::unique_ptr<::tbb::global_control> next;
-  if (target < ceiling_) next = std::make_unique<::tbb::global_control>(::tbb::global_control::max_allowed_parallelism, target);
+  if (target < ceiling_)
+    next = std::make_unique<::tbb::global_control>(::tbb::global_control::max_allowed_parallelism, target);
   control_.swap(next);
   limit_ = target;
   return limit_;

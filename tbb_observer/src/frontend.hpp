@@ -14,9 +14,9 @@
 namespace rubato::tbb::detail {
 
 enum class EventLevel {
-  tasks,          // linked observer + drop-ins: push / pop / steal / idle, a segment per task
-  itt_tasks,      // preload: the same events from oneTBB's ITT notifications and interposed spawns
-  threads_only,   // preload without ITT: arena entry / exit, a segment per stay in the arena
+  tasks,         // linked observer + drop-ins: push / pop / steal / idle, a segment per task
+  itt_tasks,     // preload: the same events from oneTBB's ITT notifications and interposed spawns
+  threads_only,  // preload without ITT: arena entry / exit, a segment per stay in the arena
 };
 
 struct Frontend {

@@ -191,7 +191,8 @@ bool connect_itt_notifications(std::string& why) noexcept {
       why = "the preload library cannot find its own path (dladdr)";
       return false;
     }
-    if (const char* other = std::getenv("INTEL_LIBITTNOTIFY64"); other && *other && std::string(other) != self.dli_fname) {
+    if (const char* other = std::getenv("INTEL_LIBITTNOTIFY64");
+        other && *other && std::string(other) != self.dli_fname) {
       why = std::string("INTEL_LIBITTNOTIFY64 names another ITT collector (") + other +
             "): oneTBB loads one collector, and a profiler's comes first; unset it for rubato's task events";
       return false;
@@ -206,8 +207,9 @@ bool connect_itt_notifications(std::string& why) noexcept {
       ::tbb::detail::r1::call_itt_notify(/*acquired*/ 2, &g_probe);
     }
     if (!g_probe_seen.load(std::memory_order_relaxed)) {
-      why = "oneTBB sent no ITT notification to rubato (its tool support was initialized before rubato loaded, "
-            "or this oneTBB is built without ITT)";
+      why =
+          "oneTBB sent no ITT notification to rubato (its tool support was initialized before rubato loaded, "
+          "or this oneTBB is built without ITT)";
       return false;
     }
     return true;

@@ -51,7 +51,7 @@ void start_preload_session() noexcept;
 // task may use; programs built against 2021.1 headers must not use this mode,
 // tbb_observer/README.md.)
 static_assert(sizeof(::tbb::detail::d1::task) == 64, "oneTBB's d1::task layout changed: see itt_frontend.hpp");
-inline constexpr std::size_t kCreatorOffset = 56;  // m_reserved[5]
+inline constexpr std::size_t kCreatorOffset = 56;                   // m_reserved[5]
 inline constexpr std::uint64_t kCreatorMark = 0x52554241ull << 32;  // "RUBA"
 
 [[gnu::always_inline]] inline void write_creator(::tbb::detail::d1::task& task, worker_index w) noexcept {

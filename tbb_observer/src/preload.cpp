@@ -40,7 +40,7 @@ __attribute__((constructor)) void load_preload() {
   try {
     auto pending = std::make_unique<Pending>();
     pending->env = read_process_environment();
-    Diagnostics unused;  // Session::open reports them
+    Diagnostics unused;                                        // Session::open reports them
     if (!load_settings(pending->env, unused).enabled) return;  // RUBATO_ENABLE=0: oneTBB left untouched
     pending->tasks = connect_itt_notifications(pending->why_threads_only);
     g_pending = pending.release();

@@ -49,8 +49,10 @@ F next(const char* mangled) {
   if (!f) {
     // oneTBB's binary interface 12 exports all of them: without one, every
     // call of it would fail, so there is nothing safe to fall back to.
-    std::fprintf(stderr, "rubato: oneTBB's %s is missing (libtbb.so.12 expected); remove librubato_tbb_preload.so from LD_PRELOAD\n",
-                 mangled);
+    std::fprintf(
+        stderr,
+        "rubato: oneTBB's %s is missing (libtbb.so.12 expected); remove librubato_tbb_preload.so from LD_PRELOAD\n",
+        mangled);
     std::abort();
   }
   return reinterpret_cast<F>(f);

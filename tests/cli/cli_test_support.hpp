@@ -40,8 +40,8 @@ inline void write_file(const std::filesystem::path& p, const std::string& text) 
 }
 
 // A report as the OMPT tool would write it after `rubato run` labelled it.
-inline Report make_report(const std::string& workload, const std::string& policy, int workers, int trial,
-                          double wall_s, std::optional<double> joules, const std::string& source = "modeled:test") {
+inline Report make_report(const std::string& workload, const std::string& policy, int workers, int trial, double wall_s,
+                          std::optional<double> joules, const std::string& source = "modeled:test") {
   Report r;
   r.tool_version = "test";
   r.host = "node0";

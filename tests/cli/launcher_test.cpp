@@ -73,13 +73,14 @@ TEST_CASE("Cli.Launcher.RequestedRanks", "[cli][launcher]") {
   CHECK(requested_ranks({"srun", "--ntasks=8"}) == 8);
   CHECK(requested_ranks({"srun", "-N", "2", "--ntasks-per-node=2"}) == 4);
   CHECK(requested_ranks({"srun", "--nodes=3", "--ntasks-per-node", "2", "--cpu-bind=cores"}) == 6);
-  CHECK_FALSE(requested_ranks({"srun", "-N", "2"}).has_value());     // one task per node unless told: not assumed
-  CHECK_FALSE(requested_ranks({"mpirun", "-N", "2"}).has_value());   // Open MPI's -N: per node, nodes unknown
+  CHECK_FALSE(requested_ranks({"srun", "-N", "2"}).has_value());    // one task per node unless told: not assumed
+  CHECK_FALSE(requested_ranks({"mpirun", "-N", "2"}).has_value());  // Open MPI's -N: per node, nodes unknown
   CHECK_FALSE(requested_ranks({"mpirun", "-np", "zero"}).has_value());
 }
 
 TEST_CASE("Cli.Launcher.PassesTheEnvironmentAsEachLauncherDocuments", "[cli][launcher]") {
-  const EnvOverrides env{{"OMP_NUM_THREADS", "2"}, {"RUBATO_POLICY", "hermes"}, {"RUBATO_REPORT", "/r/report.r%r.%h.json"}};
+  const EnvOverrides env{
+      {"OMP_NUM_THREADS", "2"}, {"RUBATO_POLICY", "hermes"}, {"RUBATO_REPORT", "/r/report.r%r.%h.json"}};
   const std::vector<std::string> program{"./app", "--n", "10"};
   Launcher l;
   l.argv = {"mpirun", "-np", "2"};
@@ -97,9 +98,10 @@ TEST_CASE("Cli.Launcher.PassesTheEnvironmentAsEachLauncherDocuments", "[cli][lau
   l.kind = LauncherKind::inherit;
   CHECK(launch_command(l, env, program) == std::vector<std::string>{"srun", "-N", "2", "./app", "--n", "10"});
   // Ranks on other nodes do not inherit the launcher's environment: RUBATO_* and OMP_* travel too.
-  CHECK(rank_environment({{"RUBATO_POLICY", "hermes"}},
-                         {{"RUBATO_POLICY", "baseline"}, {"RUBATO_STATE_DIR", "/var/tmp/s"}, {"OMP_PLACES", "cores"},
-                          {"HOME", "/root"}}) ==
+  CHECK(rank_environment({{"RUBATO_POLICY", "hermes"}}, {{"RUBATO_POLICY", "baseline"},
+                                                         {"RUBATO_STATE_DIR", "/var/tmp/s"},
+                                                         {"OMP_PLACES", "cores"},
+                                                         {"HOME", "/root"}}) ==
         EnvOverrides{{"RUBATO_POLICY", "hermes"}, {"RUBATO_STATE_DIR", "/var/tmp/s"}, {"OMP_PLACES", "cores"}});
   CHECK(report_pattern("/r/w2/hermes/trial-00", true) == "/r/w2/hermes/trial-00/report.r%r.%h.json");
   CHECK(report_pattern("/r/w2/hermes/trial-00") == "/r/w2/hermes/trial-00/report.r%r.json");
@@ -110,8 +112,14 @@ TEST_CASE("Cli.Launcher.IndexRecordsTheLauncher", "[cli][launcher]") {
   index.launcher = "srun -N 2 --ntasks-per-node=2";
   index.launcher_kind = "slurm";
   index.launcher_ranks = 4;
-  index.runs.push_back({0, "hermes", 2, "w2/hermes/trial-00", {"w2/hermes/trial-00/report.r0.n1.json",
-                                                                "w2/hermes/trial-00/report.r1.n1.json"}, 0, 1.0, ""});
+  index.runs.push_back({0,
+                        "hermes",
+                        2,
+                        "w2/hermes/trial-00",
+                        {"w2/hermes/trial-00/report.r0.n1.json", "w2/hermes/trial-00/report.r1.n1.json"},
+                        0,
+                        1.0,
+                        ""});
   std::string error;
   const auto back = index_from_json(index_to_json(index), error);
   REQUIRE(back);
@@ -203,8 +211,9 @@ TEST_CASE("Cli.Compare.RefusesDifferentNodeCounts", "[cli][compare][launcher]") 
   put_report(d, "h1.json", modeled_rank("hermes", 0, 1, "n2", 1.0, 5, 1.0));
   const Comparison c = compare_runs(load_run_records({d.str()}), {0, "baseline"});
   REQUIRE(c.refused.size() == 1);
-  CHECK(c.refused[0] == "./hybrid [2 workers]: trials ran on different numbers of nodes (baseline 1, hermes 2); "
-                        "not compared: compare the runs of each node count separately");
+  CHECK(c.refused[0] ==
+        "./hybrid [2 workers]: trials ran on different numbers of nodes (baseline 1, hermes 2); "
+        "not compared: compare the runs of each node count separately");
   // A single-process run is 1 node, 1 rank: its title stays as it was.
   ScratchDir s;
   put_report(s, "x.json", make_report("./plain", "baseline", 2, 0, 1.0, 3.0));

@@ -96,7 +96,8 @@ TEST_CASE("Cli.Likwid.RejectsTruncatedAndForeignText", "[cli][likwid]") {
   CHECK(error.find("line ") == 0);
   CHECK_FALSE(parse_likwid_csv("a,b,c\n1,2,3\n", error));
   CHECK(error.find("no likwid tables") != std::string::npos);
-  CHECK_FALSE(parse_likwid_csv("STRUCT,Info,3\nCPU name:,X\nCPU type:,Y\nCPU clock:,1 GHz\nTABLE,Group 1 Metric,E,x\n", error));
+  CHECK_FALSE(
+      parse_likwid_csv("STRUCT,Info,3\nCPU name:,X\nCPU type:,Y\nCPU clock:,1 GHz\nTABLE,Group 1 Metric,E,x\n", error));
   CHECK(error.find("row count") != std::string::npos);
 }
 

@@ -49,9 +49,8 @@ std::pair<int, std::string> run_model_captured(const std::vector<std::string>& a
 }  // namespace
 
 TEST_CASE("Cli.Model.EfsJsonMatchesTheModel", "[cli][efs]") {
-  const auto [rc, out] =
-      run_model_captured({"efs", "--solo", "0.57,0.3", "--power", "26.6,22.6,12,12.3,12.3", "--candidate", "0.8",
-                          "--json"});
+  const auto [rc, out] = run_model_captured(
+      {"efs", "--solo", "0.57,0.3", "--power", "26.6,22.6,12,12.3,12.3", "--candidate", "0.8", "--json"});
   REQUIRE(rc == 0);
   const auto doc = nlohmann::json::parse(out);
   CHECK(doc["power_source"] == "modeled:power-table");
@@ -72,8 +71,8 @@ TEST_CASE("Cli.Model.EfsJsonMatchesTheModel", "[cli][efs]") {
 }
 
 TEST_CASE("Cli.Model.EfsIdenticalRowsAndProfile", "[cli][efs]") {
-  const auto [rc, out] = run_model_captured({"efs", "--identical", "4", "--solo", "0.1,0.9", "--profile", "i5-2500",
-                                             "--json"});
+  const auto [rc, out] =
+      run_model_captured({"efs", "--identical", "4", "--solo", "0.1,0.9", "--profile", "i5-2500", "--json"});
   REQUIRE(rc == 0);
   const auto doc = nlohmann::json::parse(out);
   CHECK(doc["power_source"] == "modeled:i5-2500");

@@ -55,7 +55,8 @@ TEST_CASE("Cli.Report.TimelineFromATrace", "[cli][report]") {
   CHECK(f.svg.find("2 task segments") != std::string::npos);
   // worker 1's lane holds a level-1 rectangle (the legend has one too).
   std::size_t l1 = 0;
-  for (auto at = f.svg.find("fill=\"#4eb3d3\""); at != std::string::npos; at = f.svg.find("fill=\"#4eb3d3\"", at + 1)) ++l1;
+  for (auto at = f.svg.find("fill=\"#4eb3d3\""); at != std::string::npos; at = f.svg.find("fill=\"#4eb3d3\"", at + 1))
+    ++l1;
   CHECK(l1 == 2);
 }
 
@@ -63,12 +64,13 @@ TEST_CASE("Cli.Report.CommandWritesPageFiguresAndTimeline", "[cli][report]") {
   test::ScratchDir d;
   for (const char* p : {"baseline", "hermes"})
     for (int t = 0; t < 3; ++t)
-      test::write_file(d.path() / "res" / (std::string(p) + std::to_string(t) + ".json"),
-                       to_json(test::make_report("./sort_omp", p, 2, t, 1.0 + 0.01 * t, p[0] == 'b' ? 10.0 + t : 9.0 + t)));
+      test::write_file(
+          d.path() / "res" / (std::string(p) + std::to_string(t) + ".json"),
+          to_json(test::make_report("./sort_omp", p, 2, t, 1.0 + 0.01 * t, p[0] == 'b' ? 10.0 + t : 9.0 + t)));
   write_trace(d.path() / "run.trace");
   const std::string out = (d.path() / "rep").string();
-  REQUIRE(run_report({(d.path() / "res").string(), "-o", out, "--skip", "1", "--trace", (d.path() / "run.trace").string(),
-                      "--no-png"}) == 0);
+  REQUIRE(run_report({(d.path() / "res").string(), "-o", out, "--skip", "1", "--trace",
+                      (d.path() / "run.trace").string(), "--no-png"}) == 0);
   for (const char* f : {"index.html", "comparison.csv", "energy-time-hermes.svg", "edp.svg", "timeline.svg"})
     CHECK(std::filesystem::exists(d.path() / "rep" / f));
   CHECK_FALSE(std::filesystem::exists(d.path() / "rep" / "edp.png"));  // --no-png

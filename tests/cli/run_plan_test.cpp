@@ -18,7 +18,7 @@ TEST_CASE("Cli.Run.PlanInterleavesAndRotatesPolicies", "[cli][run]") {
   std::vector<std::string> first_of_trial;
   std::map<std::string, int> first_count;
   for (std::size_t i = 0; i < plan.size(); ++i) {
-    if (i % 3 == 0) ++first_count[plan[i].policy];  // which policy opens each (trial, workers) round
+    if (i % 3 == 0) ++first_count[plan[i].policy];    // which policy opens each (trial, workers) round
     CHECK(plan[i].trial == static_cast<int>(i / 6));  // every trial completes before the next
     CHECK(plan[i].workers == (i % 6 < 3 ? 1 : 2));
   }
@@ -36,7 +36,8 @@ TEST_CASE("Cli.Run.DirectoriesSubstitutionAndEnvironment", "[cli][run]") {
   CHECK(substitute_workers({"./k", "--threads={workers}", "{workers}{workers}"}, 4) ==
         std::vector<std::string>{"./k", "--threads=4", "44"});
   CHECK(command_line({"./k", "-n", "a b", ""}) == "./k -n 'a b' ''");
-  const auto env = run_environment({0, "hermes", 2}, {"/abs/librubato_ompt.so", "emulated", "opteron-6378"}, "/r/x.json");
+  const auto env =
+      run_environment({0, "hermes", 2}, {"/abs/librubato_ompt.so", "emulated", "opteron-6378"}, "/r/x.json");
   std::map<std::string, std::string> m(env.begin(), env.end());
   CHECK(m.at("OMP_TOOL_LIBRARIES") == "/abs/librubato_ompt.so");
   CHECK(m.at("OMP_NUM_THREADS") == "2");
@@ -62,8 +63,8 @@ TEST_CASE("Cli.Run.ProgressText", "[cli][run]") {
 TEST_CASE("Cli.Run.ChildExitStatusTimeoutAndStartFailure", "[cli][run]") {
   rubato::test::ScratchDir d;
   const std::string out = (d.path() / "out").string(), err = (d.path() / "err").string();
-  auto r = run_child({"/bin/sh", "-c", "echo hi; echo oops >&2; echo $RUBATO_POLICY; exit 3"}, {{"RUBATO_POLICY", "workload"}},
-                     out, err, 0);
+  auto r = run_child({"/bin/sh", "-c", "echo hi; echo oops >&2; echo $RUBATO_POLICY; exit 3"},
+                     {{"RUBATO_POLICY", "workload"}}, out, err, 0);
   CHECK(r.started);
   CHECK(r.exit_status == 3);
   std::ifstream o(out);

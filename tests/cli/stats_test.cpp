@@ -34,7 +34,7 @@ TEST_CASE("Cli.Stats.SummaryByHand", "[cli][stats]") {
   const Summary s = summarize(v);
   CHECK(s.n == 5);
   CHECK(s.mean == Approx(3.0));
-  CHECK(s.sd == Approx(std::sqrt(2.5)));                        // sum of squares 10 over n-1 = 4
+  CHECK(s.sd == Approx(std::sqrt(2.5)));                                            // sum of squares 10 over n-1 = 4
   CHECK(s.ci95 == Approx(2.7764 * std::sqrt(2.5) / std::sqrt(5.0)).epsilon(1e-4));  // = 1.9632
   const std::vector<double> one{7};
   const Summary single = summarize(one);

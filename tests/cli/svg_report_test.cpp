@@ -50,18 +50,17 @@ TEST_CASE("Cli.Svg.BarChartDrawsEveryValueAndMarksMissingOnes", "[cli][svg]") {
   BarChart chart;
   chart.title = "T <1>";
   chart.categories = {"a", "b", "c"};
-  chart.series = {{"s1", "#111", {1.0, -2.0, std::nullopt}, {0.5, NAN, NAN}},
-                  {"s2", "#222", {3.0, 4.0, 5.0}, {}}};
+  chart.series = {{"s1", "#111", {1.0, -2.0, std::nullopt}, {0.5, NAN, NAN}}, {"s2", "#222", {3.0, 4.0, 5.0}, {}}};
   chart.reference = 1.0;
   const std::string svg = render_bar_chart(chart);
   CHECK(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0) == 0);
   CHECK(svg.find("</svg>") != std::string::npos);
-  CHECK(svg.find("T &lt;1&gt;") != std::string::npos);       // escaped title
-  CHECK(count(svg, "fill=\"#111\"><title>") == 2);           // two bars of s1
+  CHECK(svg.find("T &lt;1&gt;") != std::string::npos);  // escaped title
+  CHECK(count(svg, "fill=\"#111\"><title>") == 2);      // two bars of s1
   CHECK(count(svg, "fill=\"#222\"><title>") == 3);
-  CHECK(count(svg, ">n/a</text>") == 1);                      // the missing one is marked
-  CHECK(count(svg, "stroke-dasharray") == 1);                 // the reference line
-  CHECK(count(svg, "<path d=\"M") == 1);                      // one whisker (the only finite CI)
+  CHECK(count(svg, ">n/a</text>") == 1);       // the missing one is marked
+  CHECK(count(svg, "stroke-dasharray") == 1);  // the reference line
+  CHECK(count(svg, "<path d=\"M") == 1);       // one whisker (the only finite CI)
 }
 
 TEST_CASE("Cli.Svg.TimelineIsBoundedByPixelsNotSpans", "[cli][svg]") {
@@ -73,7 +72,7 @@ TEST_CASE("Cli.Svg.TimelineIsBoundedByPixelsNotSpans", "[cli][svg]") {
   for (int i = 0; i < 200000; ++i) chart.spans.push_back({0, i * 5e-6, i * 5e-6 + 4e-6, i % 2});
   chart.spans.push_back({1, 0.25, 0.75, 1});
   const std::string svg = render_timeline(chart, 600);
-  CHECK(svg.size() < 200000);  // not one element per span
+  CHECK(svg.size() < 200000);                  // not one element per span
   CHECK(count(svg, "fill=\"#4eb3d3\"") >= 2);  // L1: the legend and lane 1's span
   CHECK(svg.find("worker 1") != std::string::npos);
 }

@@ -35,7 +35,8 @@ std::string cache_interval(int i, double misses0, double misses1) {
          std::to_string(misses1) + ",0\n";
 }
 
-int moves(AffinityController& c, const std::vector<CounterSample>& samples, std::vector<PlacementDecision>* out = nullptr) {
+int moves(AffinityController& c, const std::vector<CounterSample>& samples,
+          std::vector<PlacementDecision>* out = nullptr) {
   int n = 0;
   for (const CounterSample& s : samples)
     if (auto d = c.step(s, {})) {

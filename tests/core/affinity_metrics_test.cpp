@@ -39,7 +39,7 @@ TEST_CASE("Affinity.Metrics.Utilisation", "[core][affinity]") {
   CHECK(m.threads[1].utilisation == Approx(0.4));
   CHECK(m.threads[2].utilisation == Approx(1.0));  // clamped
   CHECK(m.cores[0].utilisation == Approx(0.5));
-  CHECK(m.cores[1].utilisation == Approx(1.0));    // 0.4 + 1.0, at most 1
+  CHECK(m.cores[1].utilisation == Approx(1.0));  // 0.4 + 1.0, at most 1
   CHECK(m.cores[0].threads == 1);
   CHECK(m.cores[1].threads == 2);
   CHECK(m.cores[1].frequency_hz == 2e9);

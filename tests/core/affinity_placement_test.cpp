@@ -82,9 +82,9 @@ TEST_CASE("Affinity.Placement.ContentionLastingKIntervalsMigrates", "[core][affi
   REQUIRE(d->moves.size() == 1);
   CHECK(d->moves[0].thread == 1);  // the thread whose misses rose
   CHECK(d->moves[0].from == 0);
-  CHECK(d->moves[0].to == 3);      // behind the other cache, on the idle core
+  CHECK(d->moves[0].to == 3);  // behind the other cache, on the idle core
   CHECK(d->power_after_w <= d->power_before_w * 1.02);
-  CHECK(s.history().empty());      // the old series described the old placement
+  CHECK(s.history().empty());  // the old series described the old placement
 }
 
 TEST_CASE("Affinity.Placement.UtilisationOnlyBalances", "[core][affinity]") {
@@ -148,8 +148,8 @@ TEST_CASE("Affinity.Placement.ConsolidatesWhenGatingSavesPower", "[core][affinit
 TEST_CASE("Affinity.Placement.SeparatesFpThreadsSharingAnFpUnit", "[core][affinity]") {
   // Cores 0–1 and 2–3 are SMT siblings sharing an FP unit.
   const CoreTopology smt{{0, 0, 0, 0}, {0, 0, 1, 1}};
-  const std::vector<Load> fp_pair{{1, 0, 0.8, std::nullopt, 0.4}, {2, 1, 0.8, std::nullopt, 0.4},
-                                  {3, 2, 0.3, std::nullopt, 0.0}};
+  const std::vector<Load> fp_pair{
+      {1, 0, 0.8, std::nullopt, 0.4}, {2, 1, 0.8, std::nullopt, 0.4}, {3, 2, 0.3, std::nullopt, 0.0}};
   AffinityScheduler s(smt, ungated_w, params_k4());
   for (int i = 0; i < 3; ++i) CHECK_FALSE(s.step(interval(fp_pair, 4)));
   CHECK(s.mode() == MetricsMode::fp_only);

@@ -54,19 +54,23 @@ TEST_CASE("Counters.Series.ErrorsNameFileAndLine", "[core][counters]") {
   CHECK(error_of("rubato-counters 2\n").find("rec.csv:1: unsupported version '2'") == 0);
   CHECK(error_of("interval,scope\n").find("rec.csv:1: expected 'rubato-counters 1'") == 0);
   CHECK(error_of("rubato-counters 1\n# c\ninterval,scope,bogus\n").find("rec.csv:3: unknown column 'bogus'") == 0);
-  CHECK(error_of("rubato-counters 1\nscope,busy_s\n") == "rec.csv:2: the header needs the columns 'interval' and 'scope'");
+  CHECK(error_of("rubato-counters 1\nscope,busy_s\n") ==
+        "rec.csv:2: the header needs the columns 'interval' and 'scope'");
   CHECK(error_of("rubato-counters 1\ninterval,scope,busy_s,busy_s\n") == "rec.csv:2: column 'busy_s' given twice");
   const std::string head = "rubato-counters 1\ninterval,scope,mem_accesses,busy_s\n";
   CHECK(error_of(head + "0,0,,1,7\n") == "rec.csv:3: 5 fields, the header has 4");
   CHECK(error_of(head + "0,0,,-1\n") == "rec.csv:3: busy_s: '-1' is not a finite number >= 0");
   CHECK(error_of(head + "0,0,,nan\n") == "rec.csv:3: busy_s: 'nan' is not a finite number >= 0");
   CHECK(error_of(head + "0,x,,1\n") == "rec.csv:3: scope: 'x' is neither 'chip' nor a thread index");
-  CHECK(error_of(head + "1,0,,1\n") == "rec.csv:3: interval 1 after interval -1 (intervals start at 0 and go up by one)");
-  CHECK(error_of(head + "0,0,,1\n2,0,,1\n") == "rec.csv:4: interval 2 after interval 0 (intervals start at 0 and go up by one)");
+  CHECK(error_of(head + "1,0,,1\n") ==
+        "rec.csv:3: interval 1 after interval -1 (intervals start at 0 and go up by one)");
+  CHECK(error_of(head + "0,0,,1\n2,0,,1\n") ==
+        "rec.csv:4: interval 2 after interval 0 (intervals start at 0 and go up by one)");
   CHECK(error_of(head + "0,0,,1\n0,0,,2\n") == "rec.csv:4: thread 0 twice in interval 0");
   CHECK(error_of(head + "0,chip,1,\n0,chip,2,\n") == "rec.csv:4: two chip rows in interval 0");
   CHECK(error_of(head + "0,0,5,\n") == "rec.csv:3: mem_accesses is a chip figure: give it on the chip row");
   CHECK(error_of(head + "0,chip,,0.5\n") == "rec.csv:3: busy_s is a per-thread figure: not on the chip row");
   CHECK(error_of("rubato-counters 1\ninterval,scope,elapsed_s\n0,chip,0\n") == "rec.csv:3: elapsed_s must be positive");
-  CHECK(error_of("rubato-counters 1\ninterval,scope,elapsed_s\n0,1,0.1\n") == "rec.csv:3: elapsed_s belongs on the chip row");
+  CHECK(error_of("rubato-counters 1\ninterval,scope,elapsed_s\n0,1,0.1\n") ==
+        "rec.csv:3: elapsed_s belongs on the chip row");
 }

@@ -16,15 +16,17 @@ using counters::CounterSample;
 
 namespace {
 
-constexpr double kMu = 150e6;        // i5-2500, seed 001 §5.1
-constexpr double kInterval = 0.01;   // 10 ms: µΔt = 1.5 M accesses
+constexpr double kMu = 150e6;                                       // i5-2500, seed 001 §5.1
+constexpr double kInterval = 0.01;                                  // 10 ms: µΔt = 1.5 M accesses
 const std::vector<double> kPower = {26.6, 22.6, 12.0, 12.3, 12.3};  // seed 001 Eq. 25
 
 // One interval in which `threads` threads each read `u_each` of the bus (U = threads × u_each).
 std::string interval_rows(int index, int threads, double u_each) {
   const double per = u_each * kMu * kInterval;
-  std::string rows = std::to_string(index) + ",chip," + std::to_string(kInterval) + "," + std::to_string(per * threads) + ",0,\n";
-  for (int t = 0; t < threads; ++t) rows += std::to_string(index) + "," + std::to_string(t) + ",,,," + std::to_string(per) + "\n";
+  std::string rows =
+      std::to_string(index) + ",chip," + std::to_string(kInterval) + "," + std::to_string(per * threads) + ",0,\n";
+  for (int t = 0; t < threads; ++t)
+    rows += std::to_string(index) + "," + std::to_string(t) + ",,,," + std::to_string(per) + "\n";
   return rows;
 }
 
@@ -53,7 +55,7 @@ ControllerParams params(bool programs) {
 
 // Runs the controller over `samples`; returns each target's parked state after every interval.
 struct Run {
-  std::vector<std::map<std::uint64_t, bool>> parked;  // per interval
+  std::vector<std::map<std::uint64_t, bool>> parked;       // per interval
   std::vector<std::map<std::uint64_t, double>> predicted;  // per interval: B (Eq. 20) for the next
   std::vector<TargetChange> changes;
   std::vector<double> change_times;

@@ -99,7 +99,8 @@ TEST_CASE("Engine.Property.RandomEventsKeepInvariants", "[core][engine][property
     steals += s.steals;
     stolen += s.stolen_from;
     REQUIRE(static_cast<std::int64_t>(s.pushes) - static_cast<std::int64_t>(s.pops) -
-                static_cast<std::int64_t>(s.stolen_from) >= 0);
+                static_cast<std::int64_t>(s.stolen_from) >=
+            0);
   }
   REQUIRE(steals == stolen);
 }

@@ -202,10 +202,8 @@ void end_segments(Engine& e, CountingClock& clock, int n, PredictedEnds& p) {
     clock.manual.advance(10);
     const bool predicted = e.segment_end_reads_clock(s);
     const int reads_before = clock.reads;
-    if (predicted || i % 2 == 0)
-      e.segment_end(1, s, true);
-    else
-      e.count_segment_end(s, true);
+    if (predicted || i % 2 == 0) e.segment_end(1, s, true);
+    else e.count_segment_end(s, true);
     INFO("segment end " << i << " of " << n);
     CHECK((clock.reads > reads_before) == predicted);
     ++(predicted ? p.reads : p.quiet);

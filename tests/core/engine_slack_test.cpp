@@ -30,7 +30,7 @@ TEST_CASE("Engine.Slack.WaitBeyondTheDwellIsLoweredAndRaisedAtWork", "[core][eng
   e.task_begin(0);
   f.clock.advance(2 * kMs);
   e.task_end(0);
-  e.run_end(0);                                   // waits from 2 ms
+  e.run_end(0);  // waits from 2 ms
   f.clock.advance(kMs / 2);
   CHECK(e.slack_sweep(f.clock.now_ns()) == 3 * kMs);  // due at 3 ms
   CHECK(e.domain_level(0) == 0);
@@ -38,9 +38,9 @@ TEST_CASE("Engine.Slack.WaitBeyondTheDwellIsLoweredAndRaisedAtWork", "[core][eng
   CHECK(e.slack_sweep(f.clock.now_ns()) == Engine::kNever);
   CHECK(e.domain_level(0) == 1);
   CHECK(f.actuator.changes.back().level == 1);
-  CHECK(e.level(0) == 0);                         // the policy's own level is untouched
+  CHECK(e.level(0) == 0);  // the policy's own level is untouched
   f.clock.advance(2 * kMs);
-  e.task_begin(0);                                // work at 5 ms: raised at once
+  e.task_begin(0);  // work at 5 ms: raised at once
   CHECK(e.domain_level(0) == 0);
   CHECK(f.actuator.changes.back().level == 0);
   e.task_end(0);
@@ -48,7 +48,7 @@ TEST_CASE("Engine.Slack.WaitBeyondTheDwellIsLoweredAndRaisedAtWork", "[core][eng
   CHECK(s.wait_ns == 3 * kMs);
   CHECK(s.wait_slowed_ns == 2 * kMs);
   CHECK(s.slowed_wakeups == 1);
-  CHECK(s.busy_ns_at_level[1] == 0);              // no raise latency here: no work ran slowed
+  CHECK(s.busy_ns_at_level[1] == 0);  // no raise latency here: no work ran slowed
 }
 
 TEST_CASE("Engine.Slack.ShortWaitsAndSerialCodeAreNeverLowered", "[core][engine][slack]") {
@@ -120,7 +120,7 @@ TEST_CASE("Engine.Slack.SharedDomainFollowsItsFastestMember", "[core][engine][sl
   Engine& e = f.engine;
   e.worker_begin(0);
   e.worker_begin(1);
-  e.run_end(1);   // worker 1 waits, worker 0 works (serial code)
+  e.run_end(1);  // worker 1 waits, worker 0 works (serial code)
   f.clock.advance(2 * kMs);
   e.slack_sweep(f.clock.now_ns());
   CHECK(e.domain_level(0) == 0);  // worker 0 keeps the shared domain fast
@@ -149,7 +149,7 @@ TEST_CASE("Engine.Slack.WorkBeforeTheRaiseLandsRunsSlowed", "[core][engine][slac
   e.task_begin(0);  // wake-up at 2 ms: the raise lands at 2.1 ms
   CHECK(e.domain_level(0) == 0);
   clock.advance(40'000);
-  e.task_end(0);    // stretched by as much again: free at 2.08 ms
+  e.task_end(0);  // stretched by as much again: free at 2.08 ms
   CHECK(stretcher.calls == 1);
   e.task_begin(0);
   clock.advance(60'000);  // 2.08 .. 2.14: 20 us before the landing, 40 after

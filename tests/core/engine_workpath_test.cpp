@@ -109,9 +109,9 @@ TEST_CASE("Engine.Workpath.StealWithoutIdleEndsOldRelationship", "[core][engine]
   e.steal(2, 1);  // 0 -> 1 -> 2
   e.push(0);
   REQUIRE(e.level(2) == 2);
-  e.steal(1, 0);  // worker 1 steals again without an idle event: relay first
-  CHECK(e.level(2) == 1);  // relayed by worker 1 leaving
-  CHECK(e.level(1) == 1);  // then procrastinated behind worker 0
+  e.steal(1, 0);                      // worker 1 steals again without an idle event: relay first
+  CHECK(e.level(2) == 1);             // relayed by worker 1 leaving
+  CHECK(e.level(1) == 1);             // then procrastinated behind worker 0
   CHECK(e.immediacy().next(0) == 1);  // and more immediate than worker 2
   CHECK(e.immediacy().next(1) == 2);
 }

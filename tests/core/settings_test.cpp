@@ -40,8 +40,8 @@ TEST_CASE("Settings.Env.BadValueOneLineNamingKeyValueAndAccepted", "[core][confi
   // Every key, several kinds of bad value: one line each, the default kept.
   const Settings defaults;
   for (const ConfigKey& key : config_keys()) {
-    for (std::string bad : {std::string("\x01\x02"), std::string(5000, '9'), std::string("-1"), std::string("nonsense!"),
-                            std::string("1e999")}) {
+    for (std::string bad : {std::string("\x01\x02"), std::string(5000, '9'), std::string("-1"),
+                            std::string("nonsense!"), std::string("1e999")}) {
       Diagnostics d;
       Settings s = load_settings({{std::string(key.env), bad}}, d);
       if (d.empty()) continue;  // some keys take any text (paths); those are checked elsewhere

@@ -172,7 +172,8 @@ TEST_CASE("Trace.Format.UnknownReferencesAreErrors", "[core][trace]") {
   w->write_block(0, b);
   REQUIRE(w->close(err));
   CHECK_FALSE(read_trace(path.string(), err));
-  CHECK(err == "offset " + std::to_string(kTraceHeaderBytes + kTraceBlockHeaderBytes) + ": task 5 names unknown parent 77");
+  CHECK(err ==
+        "offset " + std::to_string(kTraceHeaderBytes + kTraceBlockHeaderBytes) + ": task 5 names unknown parent 77");
   std::filesystem::remove(path);
 }
 

@@ -231,8 +231,8 @@ int run(const Options& o) {
   for (const TruthTask& t : truth.tasks) {
     const long c = worker(t.creator_tid), s = worker(t.starter_tid);
     if (o.flat && (c != t.creator_omp || s != t.starter_omp))
-      fail("worker index differs from the OpenMP thread number (worker " + std::to_string(c) + "/" +
-           std::to_string(s) + ", threads " + std::to_string(t.creator_omp) + "/" + std::to_string(t.starter_omp) + ")");
+      fail("worker index differs from the OpenMP thread number (worker " + std::to_string(c) + "/" + std::to_string(s) +
+           ", threads " + std::to_string(t.creator_omp) + "/" + std::to_string(t.starter_omp) + ")");
     if (t.creator_tid == t.starter_tid) continue;
     ++steals[s];
     ++stolen_from[c];
@@ -265,13 +265,14 @@ int run(const Options& o) {
     const long lower = b - (truth.threads - 1);
     for (const rubato::WorkerReport& r : report->workers)
       if (static_cast<long>(r.id) == w && static_cast<long>(r.max_depth) < lower)
-        fail("worker " + std::to_string(w) + " max depth " + std::to_string(r.max_depth) +
-             " < the program's bound " + std::to_string(lower));
+        fail("worker " + std::to_string(w) + " max depth " + std::to_string(r.max_depth) + " < the program's bound " +
+             std::to_string(lower));
   }
   for (const auto& [w, n] : steals) {
     bool seen = false;
     for (const auto& r : report->workers) seen = seen || static_cast<long>(r.id) == w;
-    if (!seen && n > 0) fail("worker " + std::to_string(w) + " stole " + std::to_string(n) + " tasks but is not in the report");
+    if (!seen && n > 0)
+      fail("worker " + std::to_string(w) + " stole " + std::to_string(n) + " tasks but is not in the report");
   }
   if (report_steals != total_steals)
     fail("total steals: report " + std::to_string(report_steals) + ", program " + std::to_string(total_steals));
@@ -304,8 +305,8 @@ int run(const Options& o) {
         for (std::size_t l = 1; l < w.busy_s_at_level.size() && l < hz.size(); ++l)
           expected += w.busy_s_at_level[l] * (1.0 - hz[l] / hz[0]);
       if (delay > 1.01 * expected + 1e-6)
-        fail("emulated delay " + std::to_string(delay) + " s is not the stretch of the slow busy time (expected at most " +
-             std::to_string(expected) + " s)");
+        fail("emulated delay " + std::to_string(delay) +
+             " s is not the stretch of the slow busy time (expected at most " + std::to_string(expected) + " s)");
     }
   }
   if (o.expect_dry_run) {

@@ -145,9 +145,8 @@ int policy_case(const std::string& tool, const std::string& fib, const std::stri
     expect(trimmed(sysfs.read(p + "scaling_max_freq")) == "2400000", p + "scaling_max_freq not restored");
   }
   // And the event mapping still matches the program's own record.
-  const int crc = std::system((check + " --report " + report + " --truth " + work + "/truth.txt --log " + work +
-                               "/stderr.txt --flat")
-                                  .c_str());
+  const int crc = std::system(
+      (check + " --report " + report + " --truth " + work + "/truth.txt --log " + work + "/stderr.txt --flat").c_str());
   expect(crc == 0, "ompt_check failed");
   return failures == 0 ? 0 : 1;
 }
@@ -160,11 +159,11 @@ int refused_case(const std::string& tool, const std::string& fib, const std::str
   std::filesystem::create_symlink(setspeed + ".real", setspeed);
   const std::string report = work + "/report.json";
   const int ref = run({fib, "15", "2"}, {}, work + "/ref-stdout.txt", work + "/ref-stderr.txt");
-  const int rc = run({fib, "15", "2"},
-                     {"OMP_TOOL_LIBRARIES=" + tool, "RUBATO_POLICY=hermes", "RUBATO_BACKEND=sysfs",
-                      "RUBATO_SYSFS_ROOT=" + sysfs.root(), "RUBATO_STATE_DIR=" + work + "/state",
-                      "RUBATO_REPORT=" + report},
-                     work + "/stdout.txt", work + "/stderr.txt");
+  const int rc =
+      run({fib, "15", "2"},
+          {"OMP_TOOL_LIBRARIES=" + tool, "RUBATO_POLICY=hermes", "RUBATO_BACKEND=sysfs",
+           "RUBATO_SYSFS_ROOT=" + sysfs.root(), "RUBATO_STATE_DIR=" + work + "/state", "RUBATO_REPORT=" + report},
+          work + "/stdout.txt", work + "/stderr.txt");
   expect(ref == 0 && rc == 0, "fib exited with " + std::to_string(ref) + " / " + std::to_string(rc));
   expect(slurp(work + "/stdout.txt") == slurp(work + "/ref-stdout.txt"), "output changed with the tool attached");
   const std::string stderr_text = slurp(work + "/stderr.txt");

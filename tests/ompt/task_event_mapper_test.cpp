@@ -59,7 +59,8 @@ EngineOptions options(TempoPolicy policy = TempoPolicy::baseline, std::size_t wo
 
 // Task and thread data the way libomp hands them out: stable addresses.
 struct Rig {
-  explicit Rig(EngineOptions o = options(), TraceFileWriter* trace = nullptr, MapperOptions mo = {}, bool stretch = false)
+  explicit Rig(EngineOptions o = options(), TraceFileWriter* trace = nullptr, MapperOptions mo = {},
+               bool stretch = false)
       : session(std::move(o), stretch), mapper(session, trace, session.clock, 0, mo) {}
   ompt_data_t* task() { return &tasks.emplace_back(ompt_data_t{0}); }
   ompt_data_t* thread() { return &threads.emplace_back(ompt_data_t{0}); }
@@ -171,13 +172,13 @@ TEST_CASE("Ompt.Mapper.FibSequenceGivesPushPopStealAndIdle", "[ompt][mapper]") {
   CHECK(rig.stats(0).idles == 0);  // a is still queued on worker 0
 
   ompt_data_t* w = rig.worker_at_barrier(1, i1);
-  CHECK(rig.stats(1).idles == 1);  // arrived at the barrier with nothing queued
+  CHECK(rig.stats(1).idles == 1);               // arrived at the barrier with nothing queued
   rig.mapper.task_schedule(w, i1, kSwitch, a);  // steal
   ompt_data_t* c1 = rig.create(w, a);
   ompt_data_t* c2 = rig.create(w, a);
   rig.mapper.sync_region_wait(w, ompt_sync_region_taskwait, ompt_scope_begin, a);
-  rig.mapper.task_schedule(w, a, kSwitch, c2);  // pop
-  rig.mapper.task_schedule(m, i0, kSwitch, c1); // worker 0 steals while waiting for a
+  rig.mapper.task_schedule(w, a, kSwitch, c2);   // pop
+  rig.mapper.task_schedule(m, i0, kSwitch, c1);  // worker 0 steals while waiting for a
   rig.mapper.task_schedule(w, c2, kComplete, a);
   // Worker 1 is back in a's taskwait, nothing queued, and c1 runs elsewhere: idle.
   CHECK(rig.stats(1).idles == 2);
@@ -270,7 +271,7 @@ TEST_CASE("Ompt.Mapper.UntiedLastPartEndsSilentlyElsewhere", "[ompt][mapper]") {
   rig.mapper.task_schedule(m, i0, kSwitch, u);  // part 1 on worker 0: a pop
   rig.mapper.task_schedule(m, u, kSwitch, i0);  // re-queued; the part has not returned yet
   ompt_data_t* w = rig.worker_at_barrier(1, i1);
-  rig.mapper.task_schedule(w, i1, kSwitch, u);  // the last part, on worker 1; returns silently
+  rig.mapper.task_schedule(w, i1, kSwitch, u);    // the last part, on worker 1; returns silently
   rig.mapper.task_schedule(m, u, kComplete, i0);  // worker 0's part returns last
   CHECK(rig.stats(0).tasks_completed == 0);       // not worker 0's: the body ended on worker 1
   CHECK(rig.session.errors == 0);
@@ -305,7 +306,7 @@ TEST_CASE("Ompt.Mapper.UntiedPartsRunNestedWhenNotQueued", "[ompt][mapper]") {
   rig.mapper.sync_region_wait(m, ompt_sync_region_taskwait, ompt_scope_begin, u);
   rig.mapper.sync_region_wait(m, ompt_sync_region_taskwait, ompt_scope_end, u);
   rig.mapper.task_schedule(m, u, kSwitch, u);
-  rig.mapper.task_schedule(m, u, kSwitch, u);  // the last part
+  rig.mapper.task_schedule(m, u, kSwitch, u);     // the last part
   rig.mapper.task_schedule(m, u, kComplete, i0);  // the outermost part returns: complete
   CHECK(rig.session.errors == 0);
   CHECK(rig.stats(0).tasks_completed == 2);
@@ -555,7 +556,7 @@ void fast_path_scenario(Rig& rig) {
   rig.mapper.task_schedule(m, e, kComplete, x);
   rig.mapper.task_schedule(m, x, kSwitch, d);
   tick(140);
-  rig.mapper.task_schedule(m, d, kComplete, x);  // every child ran here: not idle
+  rig.mapper.task_schedule(m, d, kComplete, x);                                  // every child ran here: not idle
   rig.mapper.sync_region_wait(m, ompt_sync_region_taskwait, ompt_scope_end, x);  // nothing stolen
   tick(145);
   rig.mapper.task_schedule(m, x, kComplete, i0);

@@ -83,7 +83,8 @@ std::string memory_phase_recording() {
   std::string text = "rubato-counters 1\ninterval,scope,elapsed_s,mem_accesses,mem_writes,mem_reads\n";
   const auto interval = [&](int i, double per_worker) {
     const std::string n = std::to_string(i), v = std::to_string(per_worker);
-    text += n + ",chip,0.01," + std::to_string(2 * per_worker) + ",0,\n" + n + ",0,,,," + v + "\n" + n + ",1,,,," + v + "\n";
+    text += n + ",chip,0.01," + std::to_string(2 * per_worker) + ",0,\n" + n + ",0,,,," + v + "\n" + n + ",1,,,," + v +
+            "\n";
   };
   int i = 0;
   for (int k = 0; k < 3; ++k) interval(i++, 75000);

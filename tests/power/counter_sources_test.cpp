@@ -203,7 +203,8 @@ TEST_CASE("Power.Counters.GoneThreadIsDropped", "[power][counters]") {
 }
 
 TEST_CASE("Power.Counters.PerfSoftwareTaskClock", "[power][counters]") {
-  auto perf = make("perf", {Metric::busy_s, Metric::cycles, Metric::instructions, Metric::llc_misses, Metric::mem_reads});
+  auto perf =
+      make("perf", {Metric::busy_s, Metric::cycles, Metric::instructions, Metric::llc_misses, Metric::mem_reads});
   REQUIRE(perf);
   check_every_missing_metric_says_why(*perf);
   const counters::MetricStatus& busy = perf->availability()[Metric::busy_s];
@@ -323,7 +324,8 @@ TEST_CASE("Power.Counters.LikwidIsProbedInAChildAndSaysWhy", "[power][counters]"
   auto again = make("likwid", {Metric::mem_accesses});
   REQUIRE(again);
   CHECK(wall_since(t1) < 1.0);
-  CHECK(again->availability()[Metric::mem_accesses].available == likwid->availability()[Metric::mem_accesses].available);
+  CHECK(again->availability()[Metric::mem_accesses].available ==
+        likwid->availability()[Metric::mem_accesses].available);
 }
 
 TEST_CASE("Power.Counters.SetTakesEachMetricFromTheFirstSourceThatHasIt", "[power][counters]") {

@@ -48,8 +48,8 @@ inline bool layout_pins(DriverLayout l) { return l == DriverLayout::intel_active
 // `cpus` CPUs, one policy each (as these drivers do), in the given layout.
 inline void add_driver_layout(FakeSysfs& fs, DriverLayout layout, int cpus, bool uncore) {
   const bool intel = layout == DriverLayout::intel_active || layout == DriverLayout::intel_passive;
-  const bool amd = layout == DriverLayout::amd_active || layout == DriverLayout::amd_passive ||
-                   layout == DriverLayout::amd_guided;
+  const bool amd =
+      layout == DriverLayout::amd_active || layout == DriverLayout::amd_passive || layout == DriverLayout::amd_guided;
   const std::string generic = "conservative ondemand userspace powersave performance schedutil\n";
   const std::string khz_min = intel ? "800000\n" : amd ? "400000\n" : "1400000\n";
   const std::string khz_max = intel ? "3700000\n" : amd ? "3500000\n" : "2400000\n";
@@ -77,8 +77,7 @@ inline void add_driver_layout(FakeSysfs& fs, DriverLayout layout, int cpus, bool
       case DriverLayout::intel_active:
       case DriverLayout::intel_passive:
         put("scaling_driver", layout == DriverLayout::intel_active ? "intel_pstate\n" : "intel_cpufreq\n");
-        put("scaling_available_governors",
-            layout == DriverLayout::intel_active ? "performance powersave\n" : generic);
+        put("scaling_available_governors", layout == DriverLayout::intel_active ? "performance powersave\n" : generic);
         put("scaling_governor", layout == DriverLayout::intel_active ? "powersave\n" : "schedutil\n");
         put("base_frequency", "2100000\n");
         put("energy_performance_preference", "balance_performance\n");

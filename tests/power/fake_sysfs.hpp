@@ -53,13 +53,14 @@ class FakeSysfs {
 
   // `cpus` CPUs, grouped `per_domain` to a cpufreq policy, with the given
   // available frequencies in kHz (empty: no scaling_available_frequencies).
-  void add_cpus(int cpus, int per_domain, const std::vector<long> & khz, const std::string& governor = "ondemand") {
+  void add_cpus(int cpus, int per_domain, const std::vector<long>& khz, const std::string& governor = "ondemand") {
     write("devices/system/cpu/online", cpus == 1 ? "0\n" : "0-" + std::to_string(cpus - 1) + "\n");
     for (int p = 0; p * per_domain < cpus; ++p) {
       const std::string dir = "devices/system/cpu/cpufreq/policy" + std::to_string(p * per_domain) + "/";
       const int first = p * per_domain;
       const int last = std::min(cpus, first + per_domain) - 1;
-      const std::string list = first == last ? std::to_string(first) : std::to_string(first) + "-" + std::to_string(last);
+      const std::string list =
+          first == last ? std::to_string(first) : std::to_string(first) + "-" + std::to_string(last);
       write(dir + "related_cpus", list + "\n");
       write(dir + "affected_cpus", list + "\n");
       std::string avail;

@@ -175,7 +175,7 @@ TEST_CASE("Power.Model.UncoreAtAPinnedUncoreFrequency") {
   CHECK(m.uncore_w() == 9);               // not pinned: the constant
   CHECK(m.uncore_w(1.8e9) == Approx(9));  // halfway between 6 and 12
   CHECK(m.uncore_w(1.5e9) == Approx(7.5));
-  CHECK(m.uncore_w(3e9) == Approx(12));   // clamped at the ends
+  CHECK(m.uncore_w(3e9) == Approx(12));  // clamped at the ends
   CHECK(m.uncore_w(0.8e9) == Approx(6));
   RunActivity a{2.0, {{{{2e9, 1.0}}, 2e9, {}}}, 1.2e9};
   CHECK(m.energy_j(a) == Approx(6 * 2 + 10 * 1 + 4 * 1));

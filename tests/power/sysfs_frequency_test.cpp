@@ -32,9 +32,12 @@ DomainPlan plan_for(const Topology& t) {
 // The environment of a child that puts the fake tree under the sysfs back-end at `policy`.
 std::vector<std::pair<std::string, std::string>> child_env(const test::FakeSysfs& fs, const test::TempDir& state,
                                                            const std::string& policy) {
-  return {{"RUBATO_BACKEND", "sysfs"},   {"RUBATO_SYSFS_ROOT", fs.root()},
-          {"RUBATO_STATE_DIR", state.path()}, {"RUBATO_POLICY", policy},
-          {"RUBATO_REPORT", ""},         {"RUBATO_MAX_WORKERS", "4"},
+  return {{"RUBATO_BACKEND", "sysfs"},
+          {"RUBATO_SYSFS_ROOT", fs.root()},
+          {"RUBATO_STATE_DIR", state.path()},
+          {"RUBATO_POLICY", policy},
+          {"RUBATO_REPORT", ""},
+          {"RUBATO_MAX_WORKERS", "4"},
           {"RUBATO_PROFILE_DIR", RUBATO_TEST_PROFILES_DIR}};
 }
 
@@ -106,7 +109,7 @@ TEST_CASE("Power.Sysfs.ControlThenRestoreByteExact") {
   REQUIRE(freq.usable(why));
   REQUIRE(freq.save(plan_for(read_topology(fs.root())), why));
   // State file: private directory, private file.
-  struct stat st{};
+  struct stat st {};
   REQUIRE(stat((state.path() + "/s").c_str(), &st) == 0);
   CHECK((st.st_mode & 0777) == 0700);
   REQUIRE(stat(freq.state_file().c_str(), &st) == 0);

@@ -83,7 +83,7 @@ bool accepted(std::string_view env, const std::string& v) {
   if (env == "RUBATO_ENABLE") return v == "0";
   if (env == "RUBATO_THRESHOLD_VALUES") return one_of(v, {"0", "1e9", "100000000"});
   if (env == "RUBATO_MIN_DWELL" || env == "RUBATO_BETA") return v == "0";
-  if (env == "RUBATO_UNCORE") return trimmed(v).empty();  // empty: left alone, the default
+  if (env == "RUBATO_UNCORE") return trimmed(v).empty();       // empty: left alone, the default
   if (env == "RUBATO_SLACK_DWELL") return trimmed(v).empty();  // empty: auto, the default
   return false;
 }
@@ -114,8 +114,8 @@ TEST_CASE("Reliability.BadSettings.EveryVariableEveryBadValueInProcess") {
       // The same value in a config file.
       Diagnostics file_diag;
       Settings from_file;
-      apply_config_text("# bad values\n" + std::string(key.file_key) + " = " + value.text + "\n", "bad.conf",
-                        from_file, file_diag);
+      apply_config_text("# bad values\n" + std::string(key.file_key) + " = " + value.text + "\n", "bad.conf", from_file,
+                        file_diag);
       if (accepted(key.env, trimmed(value.text))) {  // the file trims: "   " is "" there
         CHECK(file_diag.lines.empty());
       } else {

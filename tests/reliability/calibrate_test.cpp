@@ -49,14 +49,13 @@ class FakeMachine {
  public:
   explicit FakeMachine(const std::string& work)
       : root_(work + "/root"),
-        program_(
-            {RUBATO_FAKE_MACHINE, root_, "--freqs-khz", "2400000,2000000,1600000,1400000,1200000", "--uncore-w",
-             std::to_string(kU), "--core-w", std::to_string(kC), "--exponent", std::to_string(kA), "--dram-w",
-             std::to_string(kD),
-             // Only rubato's threads count as busy: this machine is shared, and
-             // other programs' load must not enter the fake power.
-             "--busy-from", "comm:rubato"},
-            {}, work + "/fake") {
+        program_({RUBATO_FAKE_MACHINE, root_, "--freqs-khz", "2400000,2000000,1600000,1400000,1200000", "--uncore-w",
+                  std::to_string(kU), "--core-w", std::to_string(kC), "--exponent", std::to_string(kA), "--dram-w",
+                  std::to_string(kD),
+                  // Only rubato's threads count as busy: this machine is shared, and
+                  // other programs' load must not enter the fake power.
+                  "--busy-from", "comm:rubato"},
+                 {}, work + "/fake") {
     REQUIRE(wait_until([&] { return path_exists(root_ + "/fake-machine.ready"); }, 20));
   }
   ~FakeMachine() {
@@ -143,9 +142,9 @@ TEST_CASE("Power.Calibrate.BetaOnTheFakeMachine") {
   // loaded machine (a parallel test run) moves the mean β by a fifth of its
   // own deviation. (Three pairs of 20 ms phases gave β 1.13 ± 3.3 once, beside
   // the asan stage.)
-  const ProgramResult r = run_program({kRubatoCli, "calibrate", "--beta", "--runs", "5", "--out", out, "--", kPhases,
-                                       "2", "40", "16"},
-                                      env_for(machine.root(), state.path()), work.path() + "/run", 240);
+  const ProgramResult r =
+      run_program({kRubatoCli, "calibrate", "--beta", "--runs", "5", "--out", out, "--", kPhases, "2", "40", "16"},
+                  env_for(machine.root(), state.path()), work.path() + "/run", 240);
   INFO(r.out << r.err);
   REQUIRE(r.ok());
   CHECK(r.out.find("95% CI") != std::string::npos);
@@ -183,8 +182,8 @@ TEST_CASE("Power.Calibrate.RefusesWithoutRaplOrCpufreq") {
     FakeSysfs fake;
     fake.add_cpus(2, 1, {2400000, 1200000});
     const auto before = fake.snapshot();
-    const ProgramResult r = run_program({kRubatoCli, "calibrate", "--out", out}, env_for(fake.root(), state.path()),
-                                        work.path() + "/run");
+    const ProgramResult r =
+        run_program({kRubatoCli, "calibrate", "--out", out}, env_for(fake.root(), state.path()), work.path() + "/run");
     INFO(r.err);
     CHECK(r.exit_code == 1);
     const auto lines = rubato_lines(r.err);

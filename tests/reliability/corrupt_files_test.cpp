@@ -65,8 +65,8 @@ Outcome run_damaged(const std::vector<Damage>& cases, const std::vector<std::str
     const std::string said = r.out + r.err;
     INFO(d.label << ": " << r.status() << "\n" << said);
     ++o.cases;
-    REQUIRE(r.exited);            // no crash, no sanitizer abort
-    CHECK(r.exit_code <= 1);      // 0 or a failure, never a usage error or worse
+    REQUIRE(r.exited);        // no crash, no sanitizer abort
+    CHECK(r.exit_code <= 1);  // 0 or a failure, never a usage error or worse
     if (d.must_fail) CHECK(r.exit_code == 1);
     if (r.exit_code != 0) {
       ++o.refused;
@@ -96,8 +96,9 @@ TEST_CASE("Reliability.CorruptFiles.StateFilesToRestore") {
   const std::string good = encode_state(s);
   // Every cut and every changed byte must be refused: a checksum covers the content.
   const auto cases = damaged(good, 64, 100, 100, true);
-  const auto o = run_damaged(cases, {test::kRubatoCli, "restore", "--state", "{file}"}, state_dir + "/cpufreq-1.state",
-                             {{"RUBATO_SYSFS_ROOT", tree.root()}, {"RUBATO_STATE_DIR", state_dir}}, tmp.path() + "/run");
+  const auto o =
+      run_damaged(cases, {test::kRubatoCli, "restore", "--state", "{file}"}, state_dir + "/cpufreq-1.state",
+                  {{"RUBATO_SYSFS_ROOT", tree.root()}, {"RUBATO_STATE_DIR", state_dir}}, tmp.path() + "/run");
   CHECK(tree.snapshot() == before);  // nothing was written from a damaged file
   std::printf("Reliability.CorruptFiles: %d damaged state files, %d refused\n", o.cases, o.refused);
 }
@@ -111,11 +112,14 @@ struct Recording {
   std::string report = tmp.path() + "/good.json";
 
   Recording() {
-    const auto r = test::run_program(
-        {test::kTicker, "14", tmp.path() + "/stop", "0"},
-        {{"OMP_TOOL_LIBRARIES", test::kOmptTool}, {"OMP_NUM_THREADS", "2"}, {"RUBATO_TRACE", trace},
-         {"RUBATO_REPORT", report}, {"RUBATO_POLICY", "hermes"}, {"RUBATO_PROFILE_DIR", test::kProfilesDir}},
-        tmp.path() + "/record");
+    const auto r = test::run_program({test::kTicker, "14", tmp.path() + "/stop", "0"},
+                                     {{"OMP_TOOL_LIBRARIES", test::kOmptTool},
+                                      {"OMP_NUM_THREADS", "2"},
+                                      {"RUBATO_TRACE", trace},
+                                      {"RUBATO_REPORT", report},
+                                      {"RUBATO_POLICY", "hermes"},
+                                      {"RUBATO_PROFILE_DIR", test::kProfilesDir}},
+                                     tmp.path() + "/record");
     REQUIRE(r.ok());
     REQUIRE(test::read_file(trace).size() > 256);
     REQUIRE(test::read_file(report).size() > 256);
@@ -142,5 +146,6 @@ TEST_CASE("Reliability.CorruptFiles.ReportsToCompare") {
   const auto cases = damaged(good, 64, 60, 60, false);
   const auto o = run_damaged(cases, {test::kRubatoCli, "compare", "{file}"}, rec.tmp.path() + "/damaged.json", {},
                              rec.tmp.path() + "/run");
-  std::printf("Reliability.CorruptFiles: %d damaged reports (%zu bytes), %d refused\n", o.cases, good.size(), o.refused);
+  std::printf("Reliability.CorruptFiles: %d damaged reports (%zu bytes), %d refused\n", o.cases, good.size(),
+              o.refused);
 }

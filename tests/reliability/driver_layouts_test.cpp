@@ -48,14 +48,18 @@ struct LayoutScene {
   }
 
   test::RunningProgram& start() {
-    test::EnvList env{{"OMP_TOOL_LIBRARIES", test::kOmptTool}, {"OMP_NUM_THREADS", "2"},
-                      {"RUBATO_BACKEND", "sysfs"},            {"RUBATO_POLICY", "hermes"},
-                      {"RUBATO_SYSFS_ROOT", tree.root()},     {"RUBATO_STATE_DIR", state_dir},
-                      {"RUBATO_REPORT", report},              {"RUBATO_PROFILE_DIR", test::kProfilesDir},
+    test::EnvList env{{"OMP_TOOL_LIBRARIES", test::kOmptTool},
+                      {"OMP_NUM_THREADS", "2"},
+                      {"RUBATO_BACKEND", "sysfs"},
+                      {"RUBATO_POLICY", "hermes"},
+                      {"RUBATO_SYSFS_ROOT", tree.root()},
+                      {"RUBATO_STATE_DIR", state_dir},
+                      {"RUBATO_REPORT", report},
+                      {"RUBATO_PROFILE_DIR", test::kProfilesDir},
                       {"RUBATO_MIN_DWELL", "0"}};
     if (uncore) env.emplace_back("RUBATO_UNCORE", kUncore);
-    program = std::make_unique<test::RunningProgram>(
-        std::vector<std::string>{test::kTicker, "20", stop_file, "60"}, env, tmp.path() + "/run");
+    program = std::make_unique<test::RunningProgram>(std::vector<std::string>{test::kTicker, "20", stop_file, "60"},
+                                                     env, tmp.path() + "/run");
     const bool taken = test::wait_until([&] {
       if (!test::path_exists(stop_file + ".started")) return false;
       const bool cpufreq = test::layout_pins(layout)
@@ -190,9 +194,10 @@ TEST_CASE("Reliability.DriverLayouts.KilledRunIsRestoredByRubatoRestore") {
     }
     CHECK(cpufreq_states == 1);
     CHECK(uncore_states == (c.uncore ? 1u : 0u));
-    const auto restore = test::run_program({test::kRubatoCli, "restore"},
-                                           {{"RUBATO_SYSFS_ROOT", scene.tree.root()}, {"RUBATO_STATE_DIR", scene.state_dir}},
-                                           scene.tmp.path() + "/restore");
+    const auto restore =
+        test::run_program({test::kRubatoCli, "restore"},
+                          {{"RUBATO_SYSFS_ROOT", scene.tree.root()}, {"RUBATO_STATE_DIR", scene.state_dir}},
+                          scene.tmp.path() + "/restore");
     INFO(restore.out << restore.err);
     CHECK(restore.ok());
     CHECK(scene.changed().empty());

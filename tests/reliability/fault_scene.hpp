@@ -18,10 +18,10 @@ namespace rubato::test {
 
 // How the scene starts the ticker.
 struct TickerStart {
-  EnvList env;                  // added to env()
-  std::string end;              // "", "segv" or "abort": how the ticker ends
-  int n = 20;                   // fib(n) per round
-  double max_s = 60;            // the ticker stops by itself after that
+  EnvList env;        // added to env()
+  std::string end;    // "", "segv" or "abort": how the ticker ends
+  int n = 20;         // fib(n) per round
+  double max_s = 60;  // the ticker stops by itself after that
   std::string policy = "hermes";
   std::string backend = "sysfs";
   std::vector<std::string> wrapper;  // runs the ticker (setpriv ..., unshare ...)
@@ -40,13 +40,12 @@ class TickerOnFakeTree {
   }
 
   EnvList env(const std::string& policy = "hermes", const std::string& backend = "sysfs") const {
-    return {{"OMP_TOOL_LIBRARIES", kOmptTool}, {"OMP_NUM_THREADS", "2"},
+    return {{"OMP_TOOL_LIBRARIES", kOmptTool},  {"OMP_NUM_THREADS", "2"},
             {"RUBATO_BACKEND", backend},        {"RUBATO_POLICY", policy},
             {"RUBATO_SYSFS_ROOT", tree.root()}, {"RUBATO_STATE_DIR", state_dir},
             {"RUBATO_REPORT", report},          {"RUBATO_PROFILE_DIR", kProfilesDir},
             {"RUBATO_MIN_DWELL", "0"}};
   }
-
 
   // Starts the ticker and returns once a round is done (and, on sysfs, rubato controls policy0).
   RunningProgram& start(const TickerStart& how = {}) {

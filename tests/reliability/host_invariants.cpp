@@ -164,8 +164,7 @@ int main(int argc, char** argv) {
         const std::string got = masked(r.out, o.mask_timing);
         if (r.timed_out || r.exited != ref.exited || r.exit_code != ref.exit_code)
           fail(name + ": " + r.status() + " with rubato, " + ref.status() + " without\n" + r.err);
-        else if (got != want)
-          fail(name + ": stdout changed\nwithout:\n" + want + "with:\n" + got);
+        else if (got != want) fail(name + ": stdout changed\nwithout:\n" + want + "with:\n" + got);
         const auto written = rubato::test::read_report(report);
         if (!written || written->backend != b.name)
           fail(name + ": no report from the " + b.name + " back-end (did the tool attach?)\n" + r.err);
@@ -177,7 +176,8 @@ int main(int argc, char** argv) {
       }
     }
   }
-  std::printf("%d runs (%zu thread configurations x (1 without + %zu with rubato), %d re-runs after a crash), %d failed\n",
-              runs, o.threads.size(), policies.size() * backends.size(), retried, failures);
+  std::printf(
+      "%d runs (%zu thread configurations x (1 without + %zu with rubato), %d re-runs after a crash), %d failed\n",
+      runs, o.threads.size(), policies.size() * backends.size(), retried, failures);
   return failures == 0 ? 0 : 1;
 }

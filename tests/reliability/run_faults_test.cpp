@@ -25,7 +25,6 @@ void add_rapl(test::FakeSysfs& tree, const std::string& package_uj, const std::s
   tree.write("class/powercap/intel-rapl:0:0/max_energy_range_uj", "1000000000\n");
 }
 
-
 }  // namespace
 
 TEST_CASE("Reliability.RunFaults.EnergyCounterWrapsDuringTheRun") {
@@ -33,8 +32,8 @@ TEST_CASE("Reliability.RunFaults.EnergyCounterWrapsDuringTheRun") {
   // 999 J of a 1000 J range: the package counter wraps while the program runs.
   add_rapl(scene.tree, "999000000", "5000000");
   scene.start({.backend = "emulated"});
-  scene.tree.write("class/powercap/intel-rapl:0/energy_uj", "2500000\n");   // 999 -> 1000 = 0 -> 2.5: 3.5 J
-  scene.tree.write("class/powercap/intel-rapl:0:0/energy_uj", "6000000\n"); // dram +1 J
+  scene.tree.write("class/powercap/intel-rapl:0/energy_uj", "2500000\n");    // 999 -> 1000 = 0 -> 2.5: 3.5 J
+  scene.tree.write("class/powercap/intel-rapl:0:0/energy_uj", "6000000\n");  // dram +1 J
   const auto r = scene.stop();
   INFO(r.err);
   CHECK(r.ok());
@@ -102,8 +101,7 @@ TEST_CASE("Reliability.RunFaults.ReportDirectoryFillsOrTurnsReadOnly") {
     const std::string in_ns = nsenter + " --target " + std::to_string(p.pid()) + " --mount -- ";
     if (how == "full")
       run_quietly(in_ns + "sh -c 'cat /dev/zero > " + dir + "/filler'");  // fails once full, as intended
-    else
-      REQUIRE(run_quietly(in_ns + "mount -o remount,ro " + dir));
+    else REQUIRE(run_quietly(in_ns + "mount -o remount,ro " + dir));
     const auto r = scene.stop();
     INFO(r.err);
     CHECK(r.exited);

@@ -31,7 +31,7 @@ using EnvList = std::vector<std::pair<std::string, std::string>>;
 struct ProgramResult {
   bool exited = false;
   int exit_code = -1;
-  int signal = 0;       // terminating signal, 0 when it exited
+  int signal = 0;  // terminating signal, 0 when it exited
   bool timed_out = false;
   std::string out, err;
   double seconds = 0;
@@ -50,7 +50,7 @@ inline std::string read_file(const std::string& path) {
 }
 
 inline bool path_exists(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   return ::lstat(path.c_str(), &st) == 0;
 }
 
@@ -179,9 +179,7 @@ inline std::string tool_on_path(const char* name) {
 }
 
 // Runs a shell command, output discarded; true when it succeeded.
-inline bool run_quietly(const std::string& command) {
-  return std::system((command + " >/dev/null 2>&1").c_str()) == 0;
-}
+inline bool run_quietly(const std::string& command) { return std::system((command + " >/dev/null 2>&1").c_str()) == 0; }
 
 inline ProgramResult run_program(const std::vector<std::string>& argv, const EnvList& env, const std::string& work,
                                  double timeout_s = 120, const std::string& cwd = "") {

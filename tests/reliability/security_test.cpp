@@ -52,9 +52,9 @@ struct Scene {
     return test::read_file(stand_in) == kPrecious;
   }
   Environment env(const std::string& policy = "fixed:1.4GHz") const {
-    return {{"RUBATO_BACKEND", "sysfs"},        {"RUBATO_SYSFS_ROOT", tree.root()}, {"RUBATO_STATE_DIR", state_dir},
-            {"RUBATO_POLICY", policy},          {"RUBATO_REPORT", ""},
-            {"RUBATO_PROFILE_DIR", test::kProfilesDir}};
+    return {{"RUBATO_BACKEND", "sysfs"},     {"RUBATO_SYSFS_ROOT", tree.root()},
+            {"RUBATO_STATE_DIR", state_dir}, {"RUBATO_POLICY", policy},
+            {"RUBATO_REPORT", ""},           {"RUBATO_PROFILE_DIR", test::kProfilesDir}};
   }
   // A state file (ours, 0600, in the private directory) naming `dirs`.
   std::string state_naming(const std::vector<std::string>& dirs, const std::string& root = "") {
@@ -261,8 +261,10 @@ TEST_CASE("Reliability.Security.OutputPathsAreNeverTurnedAgainstTheHost") {
   }
   for (const std::string variable : {"RUBATO_REPORT", "RUBATO_TRACE"}) {
     const std::string stop = s.tmp.path() + "/stop-" + variable;
-    test::EnvList env = {{"OMP_TOOL_LIBRARIES", test::kOmptTool}, {"OMP_NUM_THREADS", "2"},
-                         {"RUBATO_PROFILE_DIR", test::kProfilesDir}, {variable, target}};
+    test::EnvList env = {{"OMP_TOOL_LIBRARIES", test::kOmptTool},
+                         {"OMP_NUM_THREADS", "2"},
+                         {"RUBATO_PROFILE_DIR", test::kProfilesDir},
+                         {variable, target}};
     if (variable == "RUBATO_TRACE") env.emplace_back("RUBATO_REPORT", "");
     const auto r = test::run_program({test::kTicker, "15", stop, "0"}, env, s.tmp.path() + "/run-" + variable, 60);
     INFO(variable << ": " << r.err);

@@ -26,9 +26,9 @@ std::uint64_t tasks_completed(const Report& r) {
 TEST_CASE("Reliability.SignalReport.EachTerminationSignalWritesTheReport") {
   // The stop requests, and the signals whose default action ends a program
   // (the ticker leaves them at it).
-  const std::pair<int, const char*> signals[] = {
-      {SIGTERM, "SIGTERM"}, {SIGINT, "SIGINT"},   {SIGHUP, "SIGHUP"},   {SIGQUIT, "SIGQUIT"}, {SIGUSR1, "SIGUSR1"},
-      {SIGUSR2, "SIGUSR2"}, {SIGALRM, "SIGALRM"}, {SIGPIPE, "SIGPIPE"}, {SIGXCPU, "SIGXCPU"}};
+  const std::pair<int, const char*> signals[] = {{SIGTERM, "SIGTERM"}, {SIGINT, "SIGINT"},   {SIGHUP, "SIGHUP"},
+                                                 {SIGQUIT, "SIGQUIT"}, {SIGUSR1, "SIGUSR1"}, {SIGUSR2, "SIGUSR2"},
+                                                 {SIGALRM, "SIGALRM"}, {SIGPIPE, "SIGPIPE"}, {SIGXCPU, "SIGXCPU"}};
   for (const auto& [sig, name] : signals) {
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)

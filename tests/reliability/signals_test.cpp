@@ -46,8 +46,7 @@ TEST_CASE("Reliability.Signals.CrashingProgramRestoresAtOnce") {
     INFO(end << ": " << r.status() << "\n" << r.err);
     if (end == "segv" && kSanitizerReportsSegv)
       CHECK((r.exited && r.exit_code != 0));  // the sanitizer's handler (chained after ours) reports and exits
-    else
-      CHECK(r.signal == (end == "segv" ? SIGSEGV : SIGABRT));
+    else CHECK(r.signal == (end == "segv" ? SIGSEGV : SIGABRT));
     CHECK(r.out == "fib(20) = 6765\n");
     CHECK(scene.restored());
     CHECK_FALSE(scene.state_left());

@@ -26,12 +26,15 @@ constexpr double pool_serial_s = (kRounds - 1) * kSerialMs * 1e-3;  // the seria
 
 Report run_phases(const std::string& policy, test::TempDir& tmp) {
   const std::string report = tmp.path() + "/" + policy + ".json";
-  const auto r = test::run_program(
-      {test::kPhases, std::to_string(kRounds), std::to_string(kSerialMs), "18"},
-      {{"OMP_TOOL_LIBRARIES", test::kOmptTool}, {"OMP_NUM_THREADS", "2"}, {"RUBATO_POLICY", policy},
-       {"RUBATO_BACKEND", "emulated"}, {"RUBATO_PROFILE", "opteron-6378"}, {"RUBATO_PROFILE_DIR", test::kProfilesDir},
-       {"RUBATO_REPORT", report}},
-      tmp.path() + "/" + policy);
+  const auto r = test::run_program({test::kPhases, std::to_string(kRounds), std::to_string(kSerialMs), "18"},
+                                   {{"OMP_TOOL_LIBRARIES", test::kOmptTool},
+                                    {"OMP_NUM_THREADS", "2"},
+                                    {"RUBATO_POLICY", policy},
+                                    {"RUBATO_BACKEND", "emulated"},
+                                    {"RUBATO_PROFILE", "opteron-6378"},
+                                    {"RUBATO_PROFILE_DIR", test::kProfilesDir},
+                                    {"RUBATO_REPORT", report}},
+                                   tmp.path() + "/" + policy);
   INFO(policy << ": " << r.status() << "\n" << r.err);
   REQUIRE(r.ok());
   CHECK(r.out == kExpected);

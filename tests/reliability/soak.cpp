@@ -37,7 +37,6 @@ std::pair<long, long> memory_kb(pid_t pid) {
   return {field("VmRSS"), field("VmHWM")};
 }
 
-
 // Every close-after-write of the watched files, with its time, per file.
 class WriteWatch {
  public:
@@ -106,11 +105,10 @@ int main(int argc, char** argv) {
   tree.add_cpus(2, 1, {2400000, 2200000, 1900000, 1600000, 1400000});
   const auto pristine = tree.snapshot();
   const std::string report = work + "/report.json";
-  const rubato::test::EnvList with_tool = {{"OMP_TOOL_LIBRARIES", tool},   {"RUBATO_POLICY", "hermes"},
-                                           {"RUBATO_BACKEND", "sysfs"},    {"RUBATO_SYSFS_ROOT", tree.root()},
-                                           {"RUBATO_STATE_DIR", work + "/state"},
-                                           {"RUBATO_MIN_DWELL", "10ms"},   {"RUBATO_REPORT", report},
-                                           {"RUBATO_PROFILE_DIR", profiles}};
+  const rubato::test::EnvList with_tool = {
+      {"OMP_TOOL_LIBRARIES", tool},       {"RUBATO_POLICY", "hermes"},           {"RUBATO_BACKEND", "sysfs"},
+      {"RUBATO_SYSFS_ROOT", tree.root()}, {"RUBATO_STATE_DIR", work + "/state"}, {"RUBATO_MIN_DWELL", "10ms"},
+      {"RUBATO_REPORT", report},          {"RUBATO_PROFILE_DIR", profiles}};
 
   // fib(n) takes about phi^n: calibrate on fib(24) under the tool, pick n for the target.
   // The fastest of three runs: under CI's parallel tests one calibration once
@@ -125,8 +123,9 @@ int main(int argc, char** argv) {
     }
     calib_s = i == 0 ? calib.seconds : std::min(calib_s, calib.seconds);
   }
-  const int n = 24 + std::max(0, static_cast<int>(std::lround(std::log(target_s / std::max(calib_s, 0.01)) /
-                                                              std::log(1.6180339887))));
+  const int n =
+      24 +
+      std::max(0, static_cast<int>(std::lround(std::log(target_s / std::max(calib_s, 0.01)) / std::log(1.6180339887))));
 
   WriteWatch watch({tree.policy_dir(0) + "/scaling_setspeed", tree.policy_dir(1) + "/scaling_setspeed"});
   rubato::test::RunningProgram p(fib_args(n), with_tool, work + "/soak");
@@ -182,11 +181,11 @@ int main(int argc, char** argv) {
     const std::size_t busiest = busiest_second(times[d]);
     const double mean = times[d].size() / std::max(r.seconds, 1e-9);
     check(busiest <= limit, "domain " + std::to_string(d) + ": " + std::to_string(times[d].size()) +
-                                " writes seen, mean " + std::to_string(static_cast<int>(mean)) +
-                                "/s, busiest second " + std::to_string(busiest) + " <= " + std::to_string(limit));
+                                " writes seen, mean " + std::to_string(static_cast<int>(mean)) + "/s, busiest second " +
+                                std::to_string(busiest) + " <= " + std::to_string(limit));
   }
-  std::printf("memory: RSS %ld kB early (by 5 s), %ld kB at the end; peak RSS %ld kB early, %ld kB at the end\n", early.first,
-              late.first, early.second, late.second);
+  std::printf("memory: RSS %ld kB early (by 5 s), %ld kB at the end; peak RSS %ld kB early, %ld kB at the end\n",
+              early.first, late.first, early.second, late.second);
   check(late.first > 0 && late.first <= early.first + std::max(4096L, early.first / 10),
         "resident memory flat (end within max(4 MiB, 10%) of the early figure)");
   check(late.second <= early.second + std::max(4096L, early.second / 10), "peak resident memory flat");

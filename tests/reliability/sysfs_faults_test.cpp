@@ -76,8 +76,11 @@ TEST_CASE("Reliability.SysfsFaults.InjectorCountsOnlyTheMatchedFile") {
   const std::string matched = tmp.path() + "/scaling_setspeed", other = tmp.path() + "/other";
   std::ofstream(matched) << "0\n";
   const auto r = test::run_program({test::kFaultProbe, matched, other},
-                                   {{"LD_PRELOAD", test::kWriteFault}, {"FAULT_MATCH", "scaling_setspeed"},
-                                    {"FAULT_ON", "write"}, {"FAULT_ERRNO", "EBUSY"}, {"FAULT_AFTER", "1"},
+                                   {{"LD_PRELOAD", test::kWriteFault},
+                                    {"FAULT_MATCH", "scaling_setspeed"},
+                                    {"FAULT_ON", "write"},
+                                    {"FAULT_ERRNO", "EBUSY"},
+                                    {"FAULT_AFTER", "1"},
                                     {"FAULT_TIMES", "1"}},
                                    tmp.path() + "/run", 30);
   INFO(r.status() << "\n" << r.err);
@@ -89,8 +92,11 @@ TEST_CASE("Reliability.SysfsFaults.TransientWriteErrors") {
   // EBUSY / EINVAL once: the back-end stops writing, the machine is restored at exit.
   for (const std::string err : {"EBUSY", "EINVAL"}) {
     test::TickerOnFakeTree scene;
-    auto& p = scene.start({.env = {{"LD_PRELOAD", test::kWriteFault}, {"FAULT_MATCH", "scaling_setspeed"},
-                                   {"FAULT_ON", "write"}, {"FAULT_ERRNO", err}, {"FAULT_AFTER", "2"},
+    auto& p = scene.start({.env = {{"LD_PRELOAD", test::kWriteFault},
+                                   {"FAULT_MATCH", "scaling_setspeed"},
+                                   {"FAULT_ON", "write"},
+                                   {"FAULT_ERRNO", err},
+                                   {"FAULT_AFTER", "2"},
                                    {"FAULT_TIMES", "1"}}});
     wait_for_degradation(p);
     const auto r = scene.stop();
@@ -105,8 +111,11 @@ TEST_CASE("Reliability.SysfsFaults.PersistentOpenErrors") {
   // policy, the state file is kept, and `rubato restore` finishes the job.
   for (const std::string err : {"EACCES", "ENOENT"}) {
     test::TickerOnFakeTree scene;
-    auto& p = scene.start({.env = {{"LD_PRELOAD", test::kWriteFault}, {"FAULT_MATCH", "scaling_setspeed"},
-                                   {"FAULT_ON", "open"}, {"FAULT_ERRNO", err}, {"FAULT_AFTER", "2"}}});
+    auto& p = scene.start({.env = {{"LD_PRELOAD", test::kWriteFault},
+                                   {"FAULT_MATCH", "scaling_setspeed"},
+                                   {"FAULT_ON", "open"},
+                                   {"FAULT_ERRNO", err},
+                                   {"FAULT_AFTER", "2"}}});
     wait_for_degradation(p);
     const auto r = scene.stop();
     check_degraded(scene, r, err == "EACCES" ? "Permission denied" : "No such file or directory");

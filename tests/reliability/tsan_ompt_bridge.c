@@ -70,8 +70,8 @@ static void bridge_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* pa
   ompt_multiplex_callback_implicit_task(endpoint, parallel_data, task_data, team_size, thread_num, flags);
 }
 
-static void bridge_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
-                                    ompt_data_t* parallel_data, ompt_data_t* task_data, const void* codeptr_ra) {
+static void bridge_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t* parallel_data,
+                                    ompt_data_t* task_data, const void* codeptr_ra) {
   if (endpoint == ompt_scope_end) bridge_sync(bridge_acquire, &bridge_exited);
   ompt_multiplex_callback_sync_region_wait(kind, endpoint, parallel_data, task_data, codeptr_ra);
   if (endpoint == ompt_scope_begin) bridge_sync(bridge_release, &bridge_waiting);
@@ -86,8 +86,7 @@ static int bridge_client_initialize(ompt_function_lookup_t lookup, int initial_d
 
 static void bridge_task_create(ompt_data_t* parent_task_data, const ompt_frame_t* parent_frame,
                                ompt_data_t* new_task_data, int type, int has_dependences, const void* codeptr_ra) {
-  ompt_multiplex_callback_task_create(parent_task_data, parent_frame, new_task_data, type, has_dependences,
-                                      codeptr_ra);
+  ompt_multiplex_callback_task_create(parent_task_data, parent_frame, new_task_data, type, has_dependences, codeptr_ra);
   if (bridge_release && new_task_data && new_task_data->ptr) bridge_release(new_task_data->ptr);
 }
 
@@ -111,7 +110,7 @@ static void bridge_task_schedule(ompt_data_t* prior, ompt_task_status_t status, 
  * both tools register through it, and these callbacks get the annotating
  * wrappers instead of the multiplexer's. */
 static ompt_set_result_t bridge_set_callback(ompt_callbacks_t which, ompt_callback_t callback) {
-#define BRIDGE_WRAP(event, wrapper)                                                                  \
+#define BRIDGE_WRAP(event, wrapper)                                                                    \
   if (which == ompt_callback_##event && callback == (ompt_callback_t)&ompt_multiplex_callback_##event) \
     callback = (ompt_callback_t)&wrapper;
   BRIDGE_WRAP(task_create, bridge_task_create)

@@ -45,9 +45,11 @@ static long g_after;
 static atomic_int g_ready;
 
 static int errno_named(const char* name) {
-  static const struct { const char* name; int value; } kNames[] = {
-      {"EACCES", EACCES}, {"EBUSY", EBUSY}, {"EINVAL", EINVAL}, {"ENOENT", ENOENT},
-      {"EPERM", EPERM},   {"EIO", EIO},     {"ENOSPC", ENOSPC}, {"EROFS", EROFS}};
+  static const struct {
+    const char* name;
+    int value;
+  } kNames[] = {{"EACCES", EACCES}, {"EBUSY", EBUSY}, {"EINVAL", EINVAL}, {"ENOENT", ENOENT},
+                {"EPERM", EPERM},   {"EIO", EIO},     {"ENOSPC", ENOSPC}, {"EROFS", EROFS}};
   for (size_t i = 0; i < sizeof kNames / sizeof kNames[0]; ++i)
     if (name && strcmp(name, kNames[i].name) == 0) return kNames[i].value;
   return EIO;
@@ -85,14 +87,14 @@ static int refuse_open(const char* path, int flags) {
   return g_on_open && (flags & O_ACCMODE) != O_RDONLY && matches(path) && tripped();
 }
 
-#define MODE_ARG(flags, mode)            \
-  do {                                   \
+#define MODE_ARG(flags, mode)              \
+  do {                                     \
     if ((flags) & (O_CREAT | O_TMPFILE)) { \
-      va_list ap;                        \
-      va_start(ap, flags);               \
-      mode = va_arg(ap, mode_t);         \
-      va_end(ap);                        \
-    }                                    \
+      va_list ap;                          \
+      va_start(ap, flags);                 \
+      mode = va_arg(ap, mode_t);           \
+      va_end(ap);                          \
+    }                                      \
   } while (0)
 
 int open(const char* path, int flags, ...) {

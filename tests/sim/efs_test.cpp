@@ -31,7 +31,8 @@ struct MemRun {
     opt.profile = profile;
     opt.workers = workers;
     opt.engine.policy = policy(policy_text);
-    opt.engine.ladder = TempoLadder::paper_default(profile.frequencies_hz);  // the CLI's default (18 levels is too many)
+    opt.engine.ladder =
+        TempoLadder::paper_default(profile.frequencies_hz);  // the CLI's default (18 levels is too many)
     opt.contention = &contention;
   }
   const SimResult& run() {
@@ -101,6 +102,7 @@ class TwoLeaves final : public Shape {
       default: return Step::ret();
     }
   }
+
  private:
   const Shape* leaf_;
 };

@@ -73,7 +73,8 @@ int main(int argc, char** argv) {
   std::vector<char*> args(argv + 3, argv + argc);
   args.push_back(nullptr);
   pid_t pid = 0;
-  if (posix_spawn(&pid, argv[3], nullptr, nullptr, args.data(), envp.data()) != 0) return fail("cannot start the program");
+  if (posix_spawn(&pid, argv[3], nullptr, nullptr, args.data(), envp.data()) != 0)
+    return fail("cannot start the program");
   int status = 0;
   waitpid(pid, &status, 0);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return fail("the recorded program failed");

@@ -52,7 +52,8 @@ inline SimOptions options(const MachineProfile& p, std::size_t workers, const st
 // steal attempts of 3 us: the small run whose timeline the tests derive by hand.
 struct Fib2Case {
   explicit Fib2Case(const std::string& policy_text, const std::string& extra_keys = "")
-      : prog(program("fib:2:node=4us:leaf=10us" + extra_keys, 2e9)), opt(options(two_level_profile(2), 2, policy_text)) {
+      : prog(program("fib:2:node=4us:leaf=10us" + extra_keys, 2e9)),
+        opt(options(two_level_profile(2), 2, policy_text)) {
     opt.steal_cost_s = 3e-6;
   }
   const SimResult& run() {

@@ -114,7 +114,8 @@ TEST_CASE("Sim.Timeline.WorkpathTemposFollowTheSteal", "[sim][timeline][workpath
   CHECK(r.core_time[1][0].idle_ns == 6000);
   CHECK(r.core_time[1][1].busy_ns == 8000);
   CHECK(r.applied_transitions == std::vector<std::uint64_t>{1, 2});
-  CHECK(r.energy_j == Approx(8.0 * us(14 + 6) + 3.0 * us(3 + 6) + 1.0 * us(3) + 2.0 * us(8) + 10.0 * us(20)).epsilon(1e-12));
+  CHECK(r.energy_j ==
+        Approx(8.0 * us(14 + 6) + 3.0 * us(3 + 6) + 1.0 * us(3) + 2.0 * us(8) + 10.0 * us(20)).epsilon(1e-12));
 }
 
 TEST_CASE("Sim.Timeline.TransitionLatencyDelaysTheNewFrequency", "[sim][timeline][dvfs]") {

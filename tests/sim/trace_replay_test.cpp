@@ -45,7 +45,8 @@ Trace recorded(std::uint64_t second_region_us = 0) {
   tr.header.level_hz = {2e9, 1e9};
   tr.tasks.push_back(task(1, 0, kTraceTaskInitial, 0));
   TraceTask imp = task(2, 0, kTraceTaskImplicit, 0);
-  imp.segments = {seg(0, 6, 0, SegmentStart::inline_, SegmentEnd::waiting), seg(20, 5, 0, SegmentStart::resume, SegmentEnd::region_end)};
+  imp.segments = {seg(0, 6, 0, SegmentStart::inline_, SegmentEnd::waiting),
+                  seg(20, 5, 0, SegmentStart::resume, SegmentEnd::region_end)};
   imp.waits = {TraceWait{0, WaitKind::taskwait, 6000, 20000}};
   tr.tasks.push_back(imp);
   TraceTask a = task(3, 2, kTraceTaskExplicit | kTraceTaskDeferred, 2);
@@ -103,7 +104,7 @@ TEST_CASE("Sim.TraceReplay.TwoWorkersOverlapTheChildren", "[sim][trace]") {
 
 TEST_CASE("Sim.TraceReplay.RegionsBecomePhases", "[sim][trace]") {
   TraceProgramInfo same, later;
-  replay(recorded(1), 1.0, 2, &same);   // overlaps the first implicit task: same region
+  replay(recorded(1), 1.0, 2, &same);  // overlaps the first implicit task: same region
   CHECK(same.phases == 1);
   CHECK(same.top_level == 2);
   const SimResult r = replay(recorded(100), 1.0, 1, &later);  // after it: the next region

@@ -43,8 +43,8 @@ TEST_CASE("Tbb.GroundTruth.FibTaskGroup", "[tbb]") {
   INFO(threads << " threads");
   GroundTruth gt(fib_tasks(n));
   long result = -1;
-  const rubato::Report r = rubato::test::run_observed(threads, rubato::test::quiet_env(),
-                                                      [&] { result = fib_recorded(n, gt); });
+  const rubato::Report r =
+      rubato::test::run_observed(threads, rubato::test::quiet_env(), [&] { result = fib_recorded(n, gt); });
   long plain = -1;
   {
     ::tbb::global_control limit(::tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));

@@ -28,10 +28,8 @@ void tree(int depth, long path, std::atomic<long>& sum, GroundTruth* gt) {
     };
   };
   auto invoke = [](const auto&... fs) {
-    if constexpr (Instrumented)
-      rubato::tbb::parallel_invoke(fs...);
-    else
-      ::tbb::parallel_invoke(fs...);
+    if constexpr (Instrumented) rubato::tbb::parallel_invoke(fs...);
+    else ::tbb::parallel_invoke(fs...);
   };
   switch (depth % 4) {
     case 0: invoke(child(0), child(1)); break;
@@ -49,8 +47,8 @@ TEST_CASE("Tbb.GroundTruth.NestedParallelInvoke", "[tbb]") {
   INFO(threads << " threads");
   GroundTruth gt(200000);
   std::atomic<long> sum{0};
-  const rubato::Report r = rubato::test::run_observed(threads, rubato::test::quiet_env(),
-                                                      [&] { tree<true>(depth, 1, sum, &gt); });
+  const rubato::Report r =
+      rubato::test::run_observed(threads, rubato::test::quiet_env(), [&] { tree<true>(depth, 1, sum, &gt); });
   std::atomic<long> plain{0};
   {
     ::tbb::global_control limit(::tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));

@@ -21,7 +21,8 @@ using rubato::test::this_worker;
 // A blocked_range that remembers which worker split it off (or created it).
 class RecordedRange {
  public:
-  RecordedRange(long begin, long end, long grain) : r_(begin, end, static_cast<std::size_t>(grain)), by_(this_worker()) {}
+  RecordedRange(long begin, long end, long grain)
+      : r_(begin, end, static_cast<std::size_t>(grain)), by_(this_worker()) {}
   RecordedRange(RecordedRange& other, ::tbb::split s) : r_(other.r_, s), by_(this_worker()) {}
   RecordedRange(RecordedRange& other, ::tbb::proportional_split& p) : r_(other.r_, p), by_(this_worker()) {}
   bool empty() const { return r_.empty(); }

@@ -37,9 +37,8 @@ TEST_CASE("Tbb.Observer.WithoutObserverDropInsArePlain", "[tbb]") {
   CHECK(fib(15) == 610);
   std::atomic<int> n{0};
   rubato::tbb::parallel_invoke([&] { ++n; }, [&] { ++n; }, [&] { ++n; });
-  rubato::tbb::parallel_for(::tbb::blocked_range<int>(0, 100), [&](const ::tbb::blocked_range<int>& r) {
-    n += static_cast<int>(r.size());
-  });
+  rubato::tbb::parallel_for(::tbb::blocked_range<int>(0, 100),
+                            [&](const ::tbb::blocked_range<int>& r) { n += static_cast<int>(r.size()); });
   CHECK(n.load() == 103);
 }
 
@@ -68,9 +67,8 @@ TEST_CASE("Tbb.Observer.ReentryIsIdempotent", "[tbb]") {
     // Many short regions with pauses in between: workers leave the arena and
     // rejoin it (entry fires again each time).
     for (int region = 0; region < 30; ++region) {
-      rubato::tbb::parallel_for(::tbb::blocked_range<int>(0, 64, 1), [&](const ::tbb::blocked_range<int>& b) {
-        sum += static_cast<long>(b.size());
-      });
+      rubato::tbb::parallel_for(::tbb::blocked_range<int>(0, 64, 1),
+                                [&](const ::tbb::blocked_range<int>& b) { sum += static_cast<long>(b.size()); });
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
   });

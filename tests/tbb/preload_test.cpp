@@ -42,7 +42,8 @@ int run(const std::string& command) {
 // and cannot start. Reports there stay unsymbolized (module + offset, which is
 // what the libtbb suppressions match) instead of failing the run.
 #ifdef RUBATO_SANITIZED_TEST_BUILD
-#define RUBATO_SANITIZER_OPTIONS "TSAN_OPTIONS=\"$TSAN_OPTIONS symbolize=0\" ASAN_OPTIONS=\"$ASAN_OPTIONS symbolize=0\" "
+#define RUBATO_SANITIZER_OPTIONS \
+  "TSAN_OPTIONS=\"$TSAN_OPTIONS symbolize=0\" ASAN_OPTIONS=\"$ASAN_OPTIONS symbolize=0\" "
 #else
 #define RUBATO_SANITIZER_OPTIONS ""
 #endif
@@ -136,8 +137,9 @@ TEST_CASE("Tbb.Preload.PoliciesActAndTheEmulatorStretches", "[tbb]") {
   const std::string program = std::string(RUBATO_TBB_GROUND_TRUTH_PROGRAM) + " fib gt_truth3.txt";
   REQUIRE(run(program + " > gt_plain3.txt") == 0);
   REQUIRE(run(RUBATO_SANITIZER_OPTIONS "LD_PRELOAD=" RUBATO_TBB_PRELOAD_LIBRARY
-              " RUBATO_BACKEND=emulated RUBATO_POLICY=hermes RUBATO_LOG=error "
-              "RUBATO_REPORT=gt_report3.json " + program + " > gt_preload3.txt") == 0);
+                                       " RUBATO_BACKEND=emulated RUBATO_POLICY=hermes RUBATO_LOG=error "
+                                       "RUBATO_REPORT=gt_report3.json " +
+              program + " > gt_preload3.txt") == 0);
   std::remove("gt_truth3.txt");
   CHECK(read_file("gt_preload3.txt") == read_file("gt_plain3.txt"));
   const rubato::Report r = read_report("gt_report3.json");
@@ -176,8 +178,9 @@ TEST_CASE("Tbb.Preload.AnotherCollectorMeansThreadsOnly", "[tbb]") {
   // threads only; the program still runs unchanged.
   const std::string report = "tbb_preload_other_itt.json";
   const std::string program = RUBATO_TBB_PLAIN_PROGRAM;
-  REQUIRE(run(kPreload + "RUBATO_POLICY=hermes INTEL_LIBITTNOTIFY64=/nonexistent/libittnotify_collector.so RUBATO_REPORT=" + report + " " +
-              program + " > /dev/null 2> tbb_preload_other_itt.err") == 0);
+  REQUIRE(run(kPreload +
+              "RUBATO_POLICY=hermes INTEL_LIBITTNOTIFY64=/nonexistent/libittnotify_collector.so RUBATO_REPORT=" +
+              report + " " + program + " > /dev/null 2> tbb_preload_other_itt.err") == 0);
   const std::string err = read_file("tbb_preload_other_itt.err");
   std::remove("tbb_preload_other_itt.err");
   CHECK(err.find("rubato: tbb-preload observes threads only: INTEL_LIBITTNOTIFY64 names another ITT collector") !=
@@ -198,8 +201,8 @@ TEST_CASE("Tbb.Preload.AnotherCollectorMeansThreadsOnly", "[tbb]") {
 TEST_CASE("Tbb.Preload.DisabledLeavesOneTbbAlone", "[tbb]") {
   const std::string report = "tbb_preload_disabled.json";
   std::remove(report.c_str());
-  REQUIRE(run(kPreload + "RUBATO_ENABLE=0 TBB_VERSION=1 RUBATO_REPORT=" + report + " " RUBATO_TBB_PLAIN_PROGRAM
-              " > /dev/null 2> tbb_preload_disabled.err") == 0);
+  REQUIRE(run(kPreload + "RUBATO_ENABLE=0 TBB_VERSION=1 RUBATO_REPORT=" + report +
+              " " RUBATO_TBB_PLAIN_PROGRAM " > /dev/null 2> tbb_preload_disabled.err") == 0);
   const std::string err = read_file("tbb_preload_disabled.err");
   std::remove("tbb_preload_disabled.err");
   CHECK(err.find("TOOLS SUPPORT\tdisabled") != std::string::npos);  // oneTBB's own banner: no collector loaded

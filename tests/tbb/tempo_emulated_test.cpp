@@ -91,11 +91,17 @@ TEST_CASE("Tbb.Tempo.SlackLowersTheWaitingWorkerNotTheSerialOne", "[tbb][slack]"
     main_worker = rubato::test::this_worker();
     for (int round = 0; round < kRounds; ++round) {
       spin_for(std::chrono::milliseconds(kSerialMs));  // serial work
-      rubato::test::Rendezvous meet(2);         // the other worker certainly takes one task
+      rubato::test::Rendezvous meet(2);                // the other worker certainly takes one task
       long a = 0, b = 0;
       rubato::tbb::task_group g;
-      g.run([&] { meet.arrive(); a = rubato::test::fib<rubato::tbb::task_group>(10); });
-      g.run([&] { meet.arrive(); b = rubato::test::fib<rubato::tbb::task_group>(10); });
+      g.run([&] {
+        meet.arrive();
+        a = rubato::test::fib<rubato::tbb::task_group>(10);
+      });
+      g.run([&] {
+        meet.arrive();
+        b = rubato::test::fib<rubato::tbb::task_group>(10);
+      });
       g.wait();
       total += a + b;
     }

@@ -52,10 +52,8 @@ struct MultisetDigest {
 
 template <class T>
 std::uint64_t value_bits(T v) noexcept {
-  if constexpr (std::is_floating_point_v<T>)
-    return std::bit_cast<std::uint64_t>(static_cast<double>(v));
-  else
-    return static_cast<std::uint64_t>(v);
+  if constexpr (std::is_floating_point_v<T>) return std::bit_cast<std::uint64_t>(static_cast<double>(v));
+  else return static_cast<std::uint64_t>(v);
 }
 
 template <class T>

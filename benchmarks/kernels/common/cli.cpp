@@ -93,8 +93,7 @@ std::string usage(const std::string& program, const KernelInfo& info) {
   s << "\n\n"
     << "  --n N          " << info.n_help << " (default " << info.default_n << ")\n"
     << "  --seed S       input seed (default 1)\n";
-  if (info.default_grain)
-    s << "  --grain G      " << info.grain_help << " (default " << info.default_grain << ")\n";
+  if (info.default_grain) s << "  --grain G      " << info.grain_help << " (default " << info.default_grain << ")\n";
   s << "  --threads T    worker threads (default: OMP_NUM_THREADS / the TBB default)\n"
     << "  --time-file F  also write the kernel time (time_s=...) to F\n";
   for (const ExtraOption& e : info.extras) {

@@ -24,9 +24,9 @@ struct ExtraOption {
 };
 
 struct KernelInfo {
-  std::string name;            // "knn"
-  std::string summary;         // one line for --help
-  std::string n_help;          // what --n counts
+  std::string name;     // "knn"
+  std::string summary;  // one line for --help
+  std::string n_help;   // what --n counts
   std::uint64_t default_n = 0;
   std::uint64_t min_n = 1;
   std::uint64_t default_grain = 0;  // 0: the kernel has no --grain

@@ -51,9 +51,7 @@ inline double orient2d(const Point2& a, const Point2& b, const Point2& c) noexce
 }
 
 // Lexicographic (x, then y): the hull starts at the smallest point.
-inline bool lex_less(const Point2& a, const Point2& b) noexcept {
-  return a[0] < b[0] || (a[0] == b[0] && a[1] < b[1]);
-}
+inline bool lex_less(const Point2& a, const Point2& b) noexcept { return a[0] < b[0] || (a[0] == b[0] && a[1] < b[1]); }
 
 struct Box3 {
   Point3 lo{std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(),

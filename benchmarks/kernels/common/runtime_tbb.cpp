@@ -35,7 +35,8 @@ RuntimeScope::~RuntimeScope() = default;
 
 int RuntimeScope::threads() const noexcept {
   const auto allowed = ::tbb::global_control::active_value(::tbb::global_control::max_allowed_parallelism);
-  return static_cast<int>(std::min<std::size_t>(allowed, static_cast<std::size_t>(::tbb::this_task_arena::max_concurrency())));
+  return static_cast<int>(
+      std::min<std::size_t>(allowed, static_cast<std::size_t>(::tbb::this_task_arena::max_concurrency())));
 }
 
 const char* RuntimeScope::name() noexcept {

@@ -40,9 +40,9 @@ Outcome run(const Options& o, KernelTimer& timer) {
 
   if (o.inject_fault) inject_fault(keys);
   const std::span<const double> out(keys);
-  return {"compare: n=" + std::to_string(o.n) + " dist=" + o.text("dist") +
-              " checksum=" + fingerprint_sequence(out).hex(),
-          check_sorted_permutation(out, input)};
+  return {
+      "compare: n=" + std::to_string(o.n) + " dist=" + o.text("dist") + " checksum=" + fingerprint_sequence(out).hex(),
+      check_sorted_permutation(out, input)};
 }
 
 }  // namespace

@@ -17,10 +17,8 @@ bool contains(const std::vector<Point2>& h, const Point2& p) {
   std::size_t lo = 1, hi = m - 1;  // invariant: orient(o, h[lo], p) >= 0, answer in [lo, hi)
   while (hi - lo > 1) {
     const std::size_t mid = lo + (hi - lo) / 2;
-    if (orient2d(o, h[mid], p) >= 0)
-      lo = mid;
-    else
-      hi = mid;
+    if (orient2d(o, h[mid], p) >= 0) lo = mid;
+    else hi = mid;
   }
   return orient2d(h[lo], h[lo + 1], p) >= 0;
 }

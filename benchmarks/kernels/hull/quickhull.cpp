@@ -19,16 +19,16 @@ int side_of(const Point2& p, const Point2& a, const Point2& c, const Point2& b) 
 
 }  // namespace
 
-void count_sides(const Point2* pts, std::size_t lo, std::size_t hi, const Point2& a, const Point2& c,
-                 const Point2& b, std::size_t* counts) {
+void count_sides(const Point2* pts, std::size_t lo, std::size_t hi, const Point2& a, const Point2& c, const Point2& b,
+                 std::size_t* counts) {
   for (std::size_t i = lo; i < hi; ++i) {
     const int s = side_of(pts[i], a, c, b);
     if (s < 2) ++counts[s];
   }
 }
 
-void scatter_sides(const Point2* pts, std::size_t lo, std::size_t hi, const Point2& a, const Point2& c,
-                   const Point2& b, std::size_t* offsets, Point2* side0, Point2* side1) {
+void scatter_sides(const Point2* pts, std::size_t lo, std::size_t hi, const Point2& a, const Point2& c, const Point2& b,
+                   std::size_t* offsets, Point2* side0, Point2* side1) {
   for (std::size_t i = lo; i < hi; ++i) {
     const int s = side_of(pts[i], a, c, b);
     if (s == 0) side0[offsets[0]++] = pts[i];

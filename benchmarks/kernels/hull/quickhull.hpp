@@ -48,10 +48,10 @@ struct PointSet {
 // A split at vertex c of chord a→b: points right of a→c form side 0, points
 // right of c→b side 1; the rest (inside the triangle a, c, b, and c itself)
 // are dropped.
-void count_sides(const Point2* pts, std::size_t lo, std::size_t hi, const Point2& a, const Point2& c,
-                 const Point2& b, std::size_t* counts);
-void scatter_sides(const Point2* pts, std::size_t lo, std::size_t hi, const Point2& a, const Point2& c,
-                   const Point2& b, std::size_t* offsets, Point2* side0, Point2* side1);
+void count_sides(const Point2* pts, std::size_t lo, std::size_t hi, const Point2& a, const Point2& c, const Point2& b,
+                 std::size_t* counts);
+void scatter_sides(const Point2* pts, std::size_t lo, std::size_t hi, const Point2& a, const Point2& c, const Point2& b,
+                   std::size_t* offsets, Point2* side0, Point2* side1);
 
 // Sequential quickhull of pts[0, n) (all right of a→b): appends the hull
 // vertices strictly between a and b, in order from a to b.
@@ -67,8 +67,8 @@ void merge(Extremes& into, const Extremes& e) noexcept;
 // Splits pts[0, n) at vertex c of chord a→b into its two sides, with a
 // parallel count / scan / scatter over blocks.
 template <class Par>
-std::pair<PointSet, PointSet> split(const Point2* pts, std::size_t n, const Point2& a, const Point2& c,
-                                    const Point2& b, std::size_t grain) {
+std::pair<PointSet, PointSet> split(const Point2* pts, std::size_t n, const Point2& a, const Point2& c, const Point2& b,
+                                    std::size_t grain) {
   const Blocks blocks(n, grain);
   BucketCounts counts(blocks.count(), 2);
   Par::for_chunks(0, blocks.count(), 1, [&](std::size_t lo, std::size_t hi) {

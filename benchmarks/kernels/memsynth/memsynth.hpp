@@ -53,8 +53,8 @@ struct TaskResult {
 };
 
 struct Plan {
-  std::size_t steps = 0;     // fragments in total
-  std::size_t grain = 0;     // fragments per task
+  std::size_t steps = 0;      // fragments in total
+  std::size_t grain = 0;      // fragments per task
   std::uint64_t compute = 0;  // LCG iterations per fragment
   std::uint64_t seed = 0;
   std::size_t tasks() const noexcept { return (steps + grain - 1) / grain; }

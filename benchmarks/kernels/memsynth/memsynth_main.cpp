@@ -52,9 +52,9 @@ Outcome run(const Options& o, KernelTimer& timer) {
   }
   // The compute count comes from a timing calibration: print the request, not it.
   const std::string mode = calibrated ? "util=" + o.text("util") : "compute=" + o.text("compute");
-  return {"memsynth: n=" + std::to_string(o.n) + " buffer_mib=" + std::to_string(mib) + " " + mode +
-              " checksum=" + f.hex(),
-          check};
+  return {
+      "memsynth: n=" + std::to_string(o.n) + " buffer_mib=" + std::to_string(mib) + " " + mode + " checksum=" + f.hex(),
+      check};
 }
 
 }  // namespace

@@ -36,7 +36,8 @@ Outcome run(const Options& o, KernelTimer& timer) {
   const std::size_t rays = o.integer("rays") ? o.integer("rays") : 4 * o.n;
   const RayScene scene = random_ray_scene(o.n, rays, o.seed);
 
-  std::vector<std::int32_t> hits = timer.measure([&] { return ray::parallel_cast(scene.triangles, scene.rays, o.grain); });
+  std::vector<std::int32_t> hits =
+      timer.measure([&] { return ray::parallel_cast(scene.triangles, scene.rays, o.grain); });
 
   if (o.inject_fault) inject_fault(hits, o.seed);
   Fingerprint f;

@@ -10,8 +10,8 @@ void count_digits(const std::uint32_t* keys, std::size_t lo, std::size_t hi, uns
   for (std::size_t i = lo; i < hi; ++i) ++counts[digit(keys[i], shift)];
 }
 
-void scatter_digits(const std::uint32_t* keys, std::size_t lo, std::size_t hi, unsigned shift,
-                    std::size_t* offsets, std::uint32_t* out) {
+void scatter_digits(const std::uint32_t* keys, std::size_t lo, std::size_t hi, unsigned shift, std::size_t* offsets,
+                    std::uint32_t* out) {
   for (std::size_t i = lo; i < hi; ++i) out[offsets[digit(keys[i], shift)]++] = keys[i];
 }
 

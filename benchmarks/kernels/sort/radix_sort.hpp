@@ -29,8 +29,8 @@ inline unsigned top_shift(unsigned bits) noexcept { return ((bits - 1) / kDigitB
 void count_digits(const std::uint32_t* keys, std::size_t lo, std::size_t hi, unsigned shift, std::size_t* counts);
 
 // Writes keys[lo, hi) to out[offsets[digit]++], in order.
-void scatter_digits(const std::uint32_t* keys, std::size_t lo, std::size_t hi, unsigned shift,
-                    std::size_t* offsets, std::uint32_t* out);
+void scatter_digits(const std::uint32_t* keys, std::size_t lo, std::size_t hi, unsigned shift, std::size_t* offsets,
+                    std::uint32_t* out);
 
 // Sequential LSD sort of a[0, len) on the digits at shifts 0 .. `shift`,
 // using b as scratch; the result ends in b if `into_b`, else in a.

@@ -102,9 +102,11 @@ int initialize(ompt_function_lookup_t lookup, int, ompt_data_t*) {
   auto set_callback = reinterpret_cast<ompt_set_callback_t>(lookup("ompt_set_callback"));
   if (!set_callback) return 0;
   const bool ok =
-      set_callback(ompt_callback_thread_begin, reinterpret_cast<ompt_callback_t>(&on_thread_begin)) == ompt_set_always &&
+      set_callback(ompt_callback_thread_begin, reinterpret_cast<ompt_callback_t>(&on_thread_begin)) ==
+          ompt_set_always &&
       set_callback(ompt_callback_task_create, reinterpret_cast<ompt_callback_t>(&on_task_create)) == ompt_set_always &&
-      set_callback(ompt_callback_task_schedule, reinterpret_cast<ompt_callback_t>(&on_task_schedule)) == ompt_set_always;
+      set_callback(ompt_callback_task_schedule, reinterpret_cast<ompt_callback_t>(&on_task_schedule)) ==
+          ompt_set_always;
   if (!ok) std::fprintf(stderr, "task_stats: the runtime does not deliver every callback needed; figures incomplete\n");
   return 1;
 }

@@ -42,7 +42,8 @@ int main(int argc, char** argv) {
   }
   std::string dir;
   if (const char* d = std::getenv("GT_DIR")) dir = d;
-  else if (const char* report = std::getenv("RUBATO_REPORT")) dir = std::filesystem::path(report).parent_path().string();
+  else if (const char* report = std::getenv("RUBATO_REPORT"))
+    dir = std::filesystem::path(report).parent_path().string();
   if (!dir.empty()) {
     const std::string file = dir + "/gt.r" + std::to_string(rank) + ".txt";
     setenv("GT_FILE", file.c_str(), 1);

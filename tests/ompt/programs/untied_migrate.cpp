@@ -38,24 +38,24 @@ void leaf(long slot, long v) {
 // the producer's and the children's bodies are written out in their regions.
 
 // `n` untied children, each with a tied grandchild, a yield and a wait.
-#define SPAWN_CHILDREN(producer, n, base)                      \
-  for (int i = 0; i < (n); ++i) {                              \
-    const long c = ground_truth::before_task();                \
-    const long v = (base) + i;                                 \
-    _Pragma("omp task untied firstprivate(c, v)") {            \
-      ground_truth::task_started(c);                           \
-      total += ground_truth::work(50) & 0;                     \
-      const long g = ground_truth::before_task();              \
-      _Pragma("omp task firstprivate(g, v)") leaf(g, v);       \
-      ground_truth::after_task(g);                             \
-      ground_truth::part(c);                                   \
-      _Pragma("omp taskyield") ground_truth::part(c);          \
-      total += ground_truth::work(50) & 0;                     \
-      _Pragma("omp taskwait") total += v;                      \
-      ground_truth::finished(c);                               \
-    }                                                          \
-    ground_truth::after_task(c);                               \
-    ground_truth::part(producer);                              \
+#define SPAWN_CHILDREN(producer, n, base)                \
+  for (int i = 0; i < (n); ++i) {                        \
+    const long c = ground_truth::before_task();          \
+    const long v = (base) + i;                           \
+    _Pragma("omp task untied firstprivate(c, v)") {      \
+      ground_truth::task_started(c);                     \
+      total += ground_truth::work(50) & 0;               \
+      const long g = ground_truth::before_task();        \
+      _Pragma("omp task firstprivate(g, v)") leaf(g, v); \
+      ground_truth::after_task(g);                       \
+      ground_truth::part(c);                             \
+      _Pragma("omp taskyield") ground_truth::part(c);    \
+      total += ground_truth::work(50) & 0;               \
+      _Pragma("omp taskwait") total += v;                \
+      ground_truth::finished(c);                         \
+    }                                                    \
+    ground_truth::after_task(c);                         \
+    ground_truth::part(producer);                        \
   }
 
 void producer(int steps, int width) {
@@ -155,37 +155,38 @@ int main(int argc, char** argv) {
 #pragma omp parallel num_threads(threads)
   {
 #pragma omp single nowait
-    {
-      if (!std::strcmp(mode, "producer")) {
-        producer(size, 150);
-      } else if (!std::strcmp(mode, "yield")) {
-        yielders(size);
-      } else if (!std::strcmp(mode, "final") || !std::strcmp(mode, "tree")) {
-        const long s = ground_truth::before_task();
-        const bool final = !std::strcmp(mode, "final");
-        const int cutoff = final ? size - 3 : -1;
-        const int width = final ? 3 : 300;
+      {if (!std::strcmp(mode, "producer")){producer(size, 150);
+}
+else if (!std::strcmp(mode, "yield")) {
+  yielders(size);
+}
+else if (!std::strcmp(mode, "final") || !std::strcmp(mode, "tree")) {
+  const long s = ground_truth::before_task();
+  const bool final = !std::strcmp(mode, "final");
+  const int cutoff = final ? size - 3 : -1;
+  const int width = final ? 3 : 300;
 #pragma omp task untied firstprivate(s, size, cutoff, width)
-        tree(s, final ? size : size + 1, cutoff, 1, width);
-        ground_truth::after_task(s);
-      } else {
-        const long s = ground_truth::before_task();
+  tree(s, final ? size : size + 1, cutoff, 1, width);
+  ground_truth::after_task(s);
+}
+else {
+  const long s = ground_truth::before_task();
 #pragma omp task firstprivate(s, size)
-        chain(s, size / 2, false);
-        ground_truth::after_task(s);
-        const long u = ground_truth::before_task();
+  chain(s, size / 2, false);
+  ground_truth::after_task(s);
+  const long u = ground_truth::before_task();
 #pragma omp task untied firstprivate(u, size)
-        chain(u, size / 2, true);
-        ground_truth::after_task(u);
-      }
-    }
-    // The tasks run in this barrier, as in the region's own at its end. It is
-    // explicit because a worker can leave the region's end ahead of the exit
-    // handler, whose read of its thread state with a trace then races
-    // (TaskEventMapper::finish; seen under TSan, with the old mapper too).
+  chain(u, size / 2, true);
+  ground_truth::after_task(u);
+}
+}
+// The tasks run in this barrier, as in the region's own at its end. It is
+// explicit because a worker can leave the region's end ahead of the exit
+// handler, whose read of its thread state with a trace then races
+// (TaskEventMapper::finish; seen under TSan, with the old mapper too).
 #pragma omp barrier
-  }
-  std::printf("total %ld\n", total.load());
-  ground_truth::write();
-  return 0;
+}
+std::printf("total %ld\n", total.load());
+ground_truth::write();
+return 0;
 }

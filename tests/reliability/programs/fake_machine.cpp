@@ -127,9 +127,9 @@ class CommBusy {
         std::istringstream s(text.substr(close + 2));
         std::vector<std::string> f;
         for (std::string w; s >> w;) f.push_back(w);
-        if (f.size() < 37) continue;  // f[0] = field 3 (state)
+        if (f.size() < 37) continue;                                        // f[0] = field 3 (state)
         const double t = (std::stod(f[11]) + std::stod(f[12])) * tick_s();  // utime + stime
-        const int cpu = std::stoi(f[36]);                                     // processor
+        const int cpu = std::stoi(f[36]);                                   // processor
         const std::string key = std::to_string(pid) + "/" + e->d_name;
         const auto it = last_.find(key);
         if (it != last_.end() && t > it->second) busy_[cpu] += t - it->second;

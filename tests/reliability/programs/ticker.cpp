@@ -38,7 +38,7 @@ long fib(int n) {
 void own_sigterm_handler(int) { ::_exit(7); }
 
 bool exists(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   return ::stat(path.c_str(), &st) == 0;
 }
 

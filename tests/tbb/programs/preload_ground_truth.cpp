@@ -191,7 +191,8 @@ long cancelled() {
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: %s fib|defer|arena|parallel_for|reduce|invoke|flow|throw|cancel TRUTH_FILE\n", argv[0]);
+    std::fprintf(stderr, "usage: %s fib|defer|arena|parallel_for|reduce|invoke|flow|throw|cancel TRUTH_FILE\n",
+                 argv[0]);
     return 2;
   }
   const char* what = argv[1];

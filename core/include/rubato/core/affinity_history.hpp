@@ -22,10 +22,10 @@
 namespace rubato::affinity {
 
 struct HistoryParams {
-  int recent = 4;          // k
-  int baseline = 8;        // j
-  double tolerance = 0.5;  // "significantly greater": recent > (1 + tolerance) · baseline
-  double min_increase = 0; // and recent − baseline > this (misses per instruction): ignores noise on idle caches
+  int recent = 4;           // k
+  int baseline = 8;         // j
+  double tolerance = 0.5;   // "significantly greater": recent > (1 + tolerance) · baseline
+  double min_increase = 0;  // and recent − baseline > this (misses per instruction): ignores noise on idle caches
 };
 
 struct ContentionVerdict {

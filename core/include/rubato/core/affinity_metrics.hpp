@@ -38,15 +38,15 @@ struct IntervalSample {
 struct ThreadMetrics {
   std::uint64_t id = 0;
   int core = 0;
-  double utilisation = 0;                // of its core, in [0, 1]
-  std::optional<double> miss_rate;       // misses per instruction
+  double utilisation = 0;           // of its core, in [0, 1]
+  std::optional<double> miss_rate;  // misses per instruction
   std::optional<double> misses_per_s;
-  std::optional<double> fp_intensity;    // FP ops per instruction
+  std::optional<double> fp_intensity;  // FP ops per instruction
 };
 
 struct CoreMetrics {
-  double utilisation = 0;                // in [0, 1]
-  std::optional<double> miss_rate;       // over the core's threads that report misses and instructions
+  double utilisation = 0;           // in [0, 1]
+  std::optional<double> miss_rate;  // over the core's threads that report misses and instructions
   std::optional<double> fp_intensity;
   double frequency_hz = 0;
   int threads = 0;

@@ -40,11 +40,11 @@ using CorePowerFn = std::function<double(int core, double frequency_hz, double u
 
 struct PlacementParams {
   HistoryParams history;
-  double imbalance = 0.25;          // busiest − idlest core utilisation that counts as imbalance
-  double saturated = 0.9;           // a core this busy with ≥ 2 threads keeps one of them waiting
-  double consolidate_below = 0.7;   // merge two cores only if the merged one stays below this
-  double fp_intensive = 0.1;        // FP ops per instruction that make a thread FP-intensive
-  double power_tolerance = 0.02;    // a relieving move may raise predicted power by this fraction
+  double imbalance = 0.25;         // busiest − idlest core utilisation that counts as imbalance
+  double saturated = 0.9;          // a core this busy with ≥ 2 threads keeps one of them waiting
+  double consolidate_below = 0.7;  // merge two cores only if the merged one stays below this
+  double fp_intensive = 0.1;       // FP ops per instruction that make a thread FP-intensive
+  double power_tolerance = 0.02;   // a relieving move may raise predicted power by this fraction
   bool consolidate = true;
 };
 

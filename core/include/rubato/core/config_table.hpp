@@ -12,10 +12,10 @@
 namespace rubato {
 
 struct ConfigKey {
-  std::string_view env;          // RUBATO_POLICY
-  std::string_view file_key;     // policy
-  std::string_view default_text; // as the user would write it
-  std::string_view accepted;     // what the parser takes, for error messages
+  std::string_view env;           // RUBATO_POLICY
+  std::string_view file_key;      // policy
+  std::string_view default_text;  // as the user would write it
+  std::string_view accepted;      // what the parser takes, for error messages
   std::string_view description;
   // Parses `value` into `out`; on failure returns false and leaves `out` alone.
   bool (*apply)(Settings& out, std::string_view value, std::string& why);

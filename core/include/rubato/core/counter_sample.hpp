@@ -26,8 +26,8 @@ enum class Metric : std::uint8_t {
 };
 inline constexpr std::size_t kMetricCount = 8;
 inline constexpr std::array<Metric, kMetricCount> kAllMetrics = {
-    Metric::busy_s,   Metric::cycles,    Metric::instructions, Metric::llc_misses,
-    Metric::fp_ops,   Metric::mem_reads, Metric::mem_accesses, Metric::mem_writes};
+    Metric::busy_s, Metric::cycles,    Metric::instructions, Metric::llc_misses,
+    Metric::fp_ops, Metric::mem_reads, Metric::mem_accesses, Metric::mem_writes};
 
 std::string_view to_string(Metric m) noexcept;  // the series column name, e.g. "mem_reads"
 std::optional<Metric> metric_named(std::string_view name) noexcept;

@@ -33,8 +33,8 @@ inline constexpr std::string_view kSeriesMagic = "rubato-counters";
 inline constexpr int kSeriesVersion = 1;
 
 struct CounterSeries {
-  std::vector<Metric> columns;          // the metrics the recording has
-  std::vector<CounterSample> intervals; // in order; elapsed_s 0 where the recording gives none
+  std::vector<Metric> columns;           // the metrics the recording has
+  std::vector<CounterSample> intervals;  // in order; elapsed_s 0 where the recording gives none
 };
 
 // On failure: nullopt and `error` = "<origin>:<line>: <what is wrong>".

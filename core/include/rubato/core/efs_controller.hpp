@@ -37,17 +37,17 @@
 namespace rubato::efs {
 
 struct ControllerParams {
-  double accesses_per_s = 0;           // µ (Eq. 17): the profile's memory_accesses_per_s
-  std::vector<double> power_w;         // P0..Pn (Eq. 13)
-  int cores = 1;                       // most targets running at once (capped by the power table)
-  double control_interval_s = 0.01;    // the controller's period (bounds how late a decision can come)
+  double accesses_per_s = 0;                           // µ (Eq. 17): the profile's memory_accesses_per_s
+  std::vector<double> power_w;                         // P0..Pn (Eq. 13)
+  int cores = 1;                                       // most targets running at once (capped by the power table)
+  double control_interval_s = 0.01;                    // the controller's period (bounds how late a decision can come)
   double predictor_window_s = kPaperPredictorWindowS;  // t0 (Eq. 20)
-  StarvationParams starvation;         // cl, cg (Eqs. 21-23)
-  bool shared_queue = false;           // targets wait in one queue (programs of a mix); false: one each (workers)
-  bool pooled_work = false;            // targets take work from one pool (a runtime's workers): a waiting
-                                       // target's prediction follows what the running ones measured
-  double min_busy_fraction = 0.1;      // below this share of the interval a running target was idle
-  double alpha = 1.0;                  // Eq. 12
+  StarvationParams starvation;                         // cl, cg (Eqs. 21-23)
+  bool shared_queue = false;       // targets wait in one queue (programs of a mix); false: one each (workers)
+  bool pooled_work = false;        // targets take work from one pool (a runtime's workers): a waiting
+                                   // target's prediction follows what the running ones measured
+  double min_busy_fraction = 0.1;  // below this share of the interval a running target was idle
+  double alpha = 1.0;              // Eq. 12
 };
 
 struct TargetChange {
@@ -57,10 +57,10 @@ struct TargetChange {
 };
 
 struct ControlStep {
-  bool measured = false;        // this interval had the chip's memory accesses (U is known)
-  double bus_utilisation = 0;   // U (Eq. 18)
-  std::size_t running = 0;      // targets chosen to run
-  std::size_t waiting = 0;      // targets held back
+  bool measured = false;       // this interval had the chip's memory accesses (U is known)
+  double bus_utilisation = 0;  // U (Eq. 18)
+  std::size_t running = 0;     // targets chosen to run
+  std::size_t waiting = 0;     // targets held back
   std::vector<TargetChange> changes;
 };
 
@@ -92,11 +92,11 @@ class EfsController {
     std::uint64_t id = 0;
     SoloBandwidthPredictor predictor{kPaperPredictorWindowS, 1.0};
     bool parked = false;
-    bool idle = false;            // running but did not run last interval
+    bool idle = false;  // running but did not run last interval
     double vruntime_s = 0;
-    double parked_since_s = 0;    // when it last stopped running
-    double running_since_s = 0;   // when it last started running
-    double forced_until_s = -1;   // starvation timeslice (§4.3) ends
+    double parked_since_s = 0;   // when it last stopped running
+    double running_since_s = 0;  // when it last started running
+    double forced_until_s = -1;  // starvation timeslice (§4.3) ends
   };
 
   void measure(const counters::CounterSample& sample, double interval_s, ControlStep& out);

@@ -23,9 +23,9 @@ double bus_accesses_per_s(double transfers_per_s, double bus_width_bits, double 
 // What the counters counted over one interval of interval_s seconds.
 struct BusCounts {
   double interval_s = 0;
-  double chip_accesses = 0;            // accesses_p: every access from the chip to memory
-  double chip_writes = 0;              // writes_p
-  std::vector<double> core_reads;      // reads_ci, one per core (or per thread)
+  double chip_accesses = 0;        // accesses_p: every access from the chip to memory
+  double chip_writes = 0;          // writes_p
+  std::vector<double> core_reads;  // reads_ci, one per core (or per thread)
 };
 
 // Eq. 18 (0 when µ·Δt is not positive).
@@ -37,9 +37,9 @@ double core_utilisation(double core_reads, double chip_accesses, double chip_wri
 
 // Eqs. 18–19 and, for each core, its solo utilisation by Eq. 9.
 struct BusUtilisation {
-  double total = 0;               // U
-  std::vector<double> per_core;   // u_i
-  std::vector<double> solo;       // b_i (Eq. 9)
+  double total = 0;              // U
+  std::vector<double> per_core;  // u_i
+  std::vector<double> solo;      // b_i (Eq. 9)
 };
 BusUtilisation measure_bus(const BusCounts& counts, double accesses_per_s);
 

@@ -29,10 +29,8 @@ class SoloBandwidthPredictor {
   // of non-positive length carries no information and leaves B unchanged.
   double update(double solo_estimate, double interval_s) noexcept {
     if (!(interval_s > 0)) return prediction_;
-    if (interval_s >= window_s_)
-      prediction_ = solo_estimate;
-    else
-      prediction_ = (solo_estimate * interval_s + prediction_ * (window_s_ - interval_s)) / window_s_;
+    if (interval_s >= window_s_) prediction_ = solo_estimate;
+    else prediction_ = (solo_estimate * interval_s + prediction_ * (window_s_ - interval_s)) / window_s_;
     return prediction_;
   }
 

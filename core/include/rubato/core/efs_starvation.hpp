@@ -24,14 +24,14 @@
 namespace rubato::efs {
 
 struct StarvationParams {
-  double latency_s = 0.018;     // Eq. 21: the period below `latency_threads`
-  double granularity_s = 0.004; // Eq. 21: per-thread period from `latency_threads` on
+  double latency_s = 0.018;      // Eq. 21: the period below `latency_threads`
+  double granularity_s = 0.004;  // Eq. 21: per-thread period from `latency_threads` on
   int latency_threads = 5;
-  double cl = 20;               // Eq. 22
-  double cg = 5;                // Eq. 23
+  double cl = 20;  // Eq. 22
+  double cg = 5;   // Eq. 23
 };
 
-double period_s(int threads, const StarvationParams& p = {}) noexcept;           // Eq. 21
+double period_s(int threads, const StarvationParams& p = {}) noexcept;                 // Eq. 21
 double local_threshold_s(int core_threads, const StarvationParams& p = {}) noexcept;   // Eq. 22
 double global_threshold_s(int chip_threads, const StarvationParams& p = {}) noexcept;  // Eq. 23
 double max_wait_s(int chip_threads, const StarvationParams& p = {}) noexcept;          // Eq. 24
@@ -66,7 +66,6 @@ std::optional<std::size_t> longest_starved(std::span<const RunnableThread> threa
 // Its compensating timeslice: min(t_period(nc), max vruntime on its core − its vruntime).
 // 0 when no thread on its core is ahead of it (e.g. alone in its queue): it then
 // just runs its ordinary timeslice.
-double starved_timeslice_s(std::span<const RunnableThread> threads, std::size_t index,
-                           const StarvationParams& p = {});
+double starved_timeslice_s(std::span<const RunnableThread> threads, std::size_t index, const StarvationParams& p = {});
 
 }  // namespace rubato::efs

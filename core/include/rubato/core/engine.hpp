@@ -36,11 +36,11 @@ struct EngineOptions {
   // Frequencies in use (seed 000 §3.4, N-frequency control). `baseline` uses only
   // the fastest, `fixed` only its own frequency, whatever is given here.
   TempoLadder ladder{std::vector<double>{1e9}};
-  int thresholds = 2;                        // K (1..kMaxThresholds)
-  std::uint32_t profile_window = 16;         // M samples per profiling period
+  int thresholds = 2;                          // K (1..kMaxThresholds)
+  std::uint32_t profile_window = 16;           // M samples per profiling period
   std::uint64_t sample_interval_ns = 100'000;  // one deque-size sample per worker per interval
-  double initial_mean_depth = 2.0;           // L before the first period completes
-  std::vector<double> fixed_thresholds;      // non-empty: these thresholds, no profiling
+  double initial_mean_depth = 2.0;             // L before the first period completes
+  std::vector<double> fixed_thresholds;        // non-empty: these thresholds, no profiling
   std::size_t max_workers = 256;
   // Clock domain of each worker index; workers beyond the vector (or all, when
   // empty) are their own domain.
@@ -70,9 +70,9 @@ struct WorkerStats {
   std::uint64_t segments = 0;
   std::uint64_t tasks_completed = 0;
   std::uint64_t max_depth = 0;
-  double mean_depth = 0;          // over the profiling samples
+  double mean_depth = 0;  // over the profiling samples
   std::uint64_t depth_samples = 0;
-  Level level = 0;                // at snapshot time
+  Level level = 0;  // at snapshot time
   std::uint64_t level_changes = 0;
   std::array<std::uint64_t, kMaxLevels> busy_ns_at_level{};
   std::uint64_t busy_ns = 0;
@@ -136,9 +136,9 @@ class Engine {
   // Busy time per level, tempo splits and the emulator's stretches are as
   // with task_begin / task_end; the dispatch code between chained segments
   // counts as busy, as it runs at the worker's frequency.
-  void segment_begin(WorkerId w) noexcept;                 // opens a run when none is open
+  void segment_begin(WorkerId w) noexcept;                // opens a run when none is open
   void segment_end(WorkerId w, bool completed) noexcept;  // the run stays open
-  void run_end(WorkerId w) noexcept;                       // the worker may wait from now
+  void run_end(WorkerId w) noexcept;                      // the worker may wait from now
   // The worker runs code that is neither a task nor a wait (the initial
   // thread's serial part): it is not waiting, whatever run_end said.
   void serial_begin(WorkerId w) noexcept;
@@ -209,14 +209,14 @@ class Engine {
   // `lands_after_ns`: a raise that lands that much after it is requested (slack wake-ups).
   void publish_domain(DomainId d, std::uint64_t lands_after_ns = 0) noexcept;
   void note_change(Domain& dom, Level before, std::uint64_t when) noexcept;
-  bool account_segment(WorkerId w, Slot& s, std::uint64_t duration_ns, Level lv) noexcept;  // true: stretched
+  bool account_segment(WorkerId w, Slot& s, std::uint64_t duration_ns, Level lv) noexcept;          // true: stretched
   std::uint64_t account_run(WorkerId w, Slot& s, std::uint64_t start, std::uint64_t now) noexcept;  // free time
   std::uint64_t close_run(WorkerId w, Slot& s, std::uint64_t now) noexcept;  // the open run ends: account_run
-  void start_run(Slot& s, std::uint64_t now) noexcept;  // a busy run opens at `now`
+  void start_run(Slot& s, std::uint64_t now) noexcept;                       // a busy run opens at `now`
   [[gnu::noinline]] void measure_run(WorkerId w, Slot& s) noexcept;
-  void leave_immediacy_list(WorkerId w) noexcept;    // immediacy relay; list lock held
+  void leave_immediacy_list(WorkerId w) noexcept;                            // immediacy relay; list lock held
   Level guarded_target(WorkerId w, Slot& s, Level from, Level to) noexcept;  // the guard's verdict
-  Level effective_level(const Slot& s) const noexcept;  // the policy's level, or slack's slowest
+  Level effective_level(const Slot& s) const noexcept;                       // the policy's level, or slack's slowest
   void begin_wait(Slot& s, std::uint64_t now) noexcept;
   [[gnu::noinline]] void end_wait(Slot& s, std::uint64_t now) noexcept;
   WorkerId id_of(const Slot& s) const noexcept;
@@ -230,8 +230,8 @@ class Engine {
   const SteadyClock* steady_clock_;  // clock_, when it is one: read without a virtual call
   TempoActuator& actuator_;
   std::array<bool, kMaxLevels> stretched_at_level_{};  // the actuator stretches segments at this level
-  bool stretches_any_ = false;  // at some level: start_run tells the actuator (run_started)
-  bool workload_;  // options_.policy.workload(), read on every push and pop
+  bool stretches_any_ = false;                         // at some level: start_run tells the actuator (run_started)
+  bool workload_;                                      // options_.policy.workload(), read on every push and pop
   int k_;
   std::size_t max_workers_;
   std::unique_ptr<Slot[]> slots_;

@@ -19,9 +19,9 @@ enum class TempoPolicy {
 
 struct PolicySpec {
   TempoPolicy tempo = TempoPolicy::baseline;
-  double fixed_hz = 0;  // for TempoPolicy::fixed
-  bool efs = false;      // seed 001 contention-aware throttling
-  bool affinity = false; // seed 002 counter-driven placement
+  double fixed_hz = 0;    // for TempoPolicy::fixed
+  bool efs = false;       // seed 001 contention-aware throttling
+  bool affinity = false;  // seed 002 counter-driven placement
   // Beyond the papers (issue 18): slack slows a worker that has waited longer
   // than a dwell to the slowest level until it gets work (COUNTDOWN's idea, for
   // task runtimes); guarded applies the tempo policy's slowing decisions only

@@ -39,10 +39,10 @@ struct WorkerReport {
   double mean_depth = 0;
   std::vector<double> busy_s_at_level;  // index = tempo level; includes emulated_delay_s
   double busy_s = 0;
-  double alive_s = 0;             // first to last event
+  double alive_s = 0;  // first to last event
   std::uint64_t level_changes = 0;
-  double emulated_delay_s = 0;    // extra time the emulator burned (part of busy_s, busy_s_at_level)
-  double throttled_s = 0;         // time parked by a throttling controller
+  double emulated_delay_s = 0;  // extra time the emulator burned (part of busy_s, busy_s_at_level)
+  double throttled_s = 0;       // time parked by a throttling controller
   // Waiting for work (issue 18 §1), whatever the policy: from the moment the
   // worker may wait (out of work, a barrier, between regions) to its next
   // task or serial code. With slack: the part spent lowered to the slowest
@@ -86,8 +86,8 @@ struct Report {
   std::string host;
   std::optional<int> rank;  // MPI / Slurm
   std::int64_t pid = 0;
-  std::string started_at;   // ISO 8601 UTC
-  std::string command;      // the program's command line when known
+  std::string started_at;  // ISO 8601 UTC
+  std::string command;     // the program's command line when known
   // How the run ended (issue 24 §3): "exit" (the session finished normally:
   // the program exited or its runtime shut down) or "signal SIGTERM" (the
   // report was written when that signal arrived, before the program's own
@@ -101,13 +101,13 @@ struct Report {
   // first --skip trials by the second.
   std::string workload;
   std::optional<int> trial;
-  std::string runtime;      // "libomp 16", "oneTBB 2021.8", "simulator"
-  std::string frontend;     // "ompt", "tbb", "tbb-preload", "sim"
+  std::string runtime;   // "libomp 16", "oneTBB 2021.8", "simulator"
+  std::string frontend;  // "ompt", "tbb", "tbb-preload", "sim"
   bool steals_observed = true;
-  std::string backend;      // sysfs | likwid | emulated | dry-run | simulated
-  std::string backend_note; // why this back-end (and why not better ones)
-  std::string profile;      // machine profile name
-  std::string policy;       // canonical, e.g. "hermes+efs"
+  std::string backend;                            // sysfs | likwid | emulated | dry-run | simulated
+  std::string backend_note;                       // why this back-end (and why not better ones)
+  std::string profile;                            // machine profile name
+  std::string policy;                             // canonical, e.g. "hermes+efs"
   std::map<std::string, std::string> parameters;  // policy parameters as text
   std::vector<double> frequencies_hz;             // tempo levels in use
   std::string binding = "none";

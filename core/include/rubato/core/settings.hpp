@@ -16,27 +16,27 @@ namespace rubato {
 struct Settings {
   bool enabled = true;
   PolicySpec policy;
-  std::string backend = "auto";          // auto | sysfs | likwid | emulated | dry-run
-  std::vector<double> freqs_hz;          // tempo frequencies; empty: fastest + ~0.6x fastest
-  int thresholds = 2;                    // K
-  std::vector<double> threshold_values;  // fixed thresholds (disables online profiling)
-  std::uint32_t profile_window = 16;     // M
-  double profile_interval_s = 1e-4;      // deque-size sampling interval per worker
-  std::string binding = "none";          // none | static | dynamic (seed 000 §3.4)
-  std::string profile = "auto";          // machine profile name or JSON path
-  std::string profile_dir;               // searched first for profiles; "" = installed + source dirs
-  std::string report = "rubato-%p.json"; // "" disables the report
-  std::string trace;                     // task trace path, "" = none
-  std::string log = "warn";              // error | warn | info | debug
+  std::string backend = "auto";           // auto | sysfs | likwid | emulated | dry-run
+  std::vector<double> freqs_hz;           // tempo frequencies; empty: fastest + ~0.6x fastest
+  int thresholds = 2;                     // K
+  std::vector<double> threshold_values;   // fixed thresholds (disables online profiling)
+  std::uint32_t profile_window = 16;      // M
+  double profile_interval_s = 1e-4;       // deque-size sampling interval per worker
+  std::string binding = "none";           // none | static | dynamic (seed 000 §3.4)
+  std::string profile = "auto";           // machine profile name or JSON path
+  std::string profile_dir;                // searched first for profiles; "" = installed + source dirs
+  std::string report = "rubato-%p.json";  // "" disables the report
+  std::string trace;                      // task trace path, "" = none
+  std::string log = "warn";               // error | warn | info | debug
   std::string sysfs_root = "/sys";
-  std::string state_dir;                 // "" = /run/rubato (root) or $XDG_RUNTIME_DIR/rubato
-  double min_dwell_s = 1e-3;             // per clock domain, between frequency changes
-  double uncore_hz = 0;                  // RUBATO_UNCORE: pinned uncore frequency; 0 = left alone
-  double slack_dwell_s = -1;             // RUBATO_SLACK_DWELL; <0: from the profile (slack_dwell_default_s)
-  double beta = -1;                      // frequency-sensitive fraction; <0: from the profile
+  std::string state_dir;      // "" = /run/rubato (root) or $XDG_RUNTIME_DIR/rubato
+  double min_dwell_s = 1e-3;  // per clock domain, between frequency changes
+  double uncore_hz = 0;       // RUBATO_UNCORE: pinned uncore frequency; 0 = left alone
+  double slack_dwell_s = -1;  // RUBATO_SLACK_DWELL; <0: from the profile (slack_dwell_default_s)
+  double beta = -1;           // frequency-sensitive fraction; <0: from the profile
   std::uint32_t max_workers = 256;
-  std::string counters = "auto";         // counter source: auto | papi | likwid | perf | proc | replay:<file> | none
-  double control_interval_s = 0.01;      // EFS / affinity controller period
+  std::string counters = "auto";     // counter source: auto | papi | likwid | perf | proc | replay:<file> | none
+  double control_interval_s = 0.01;  // EFS / affinity controller period
 };
 
 using Environment = std::vector<std::pair<std::string, std::string>>;

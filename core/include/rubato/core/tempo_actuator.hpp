@@ -17,8 +17,7 @@ class TempoActuator {
   // workers requests). Called on the deciding thread, possibly from several
   // threads for different domains at once: implementations must only record
   // the request (store + return); rate limiting and slow I/O belong elsewhere.
-  virtual void domain_level_changed(DomainId domain, Level level, double hz,
-                                    std::uint64_t now_ns) noexcept = 0;
+  virtual void domain_level_changed(DomainId domain, Level level, double hz, std::uint64_t now_ns) noexcept = 0;
 
   // Worker `w` ended a task segment of `duration_ns` (wall time; a segment
   // split by a level change comes as two calls, one per part, back to back)
@@ -27,8 +26,7 @@ class TempoActuator {
   // stretches the segment here. Returns true when it kept the worker busy
   // after the segment's end (the worker's next segment starts later than this
   // one ended).
-  virtual bool segment_end(WorkerId /*w*/, std::uint64_t /*duration_ns*/, double /*hz*/,
-                           double /*max_hz*/) noexcept {
+  virtual bool segment_end(WorkerId /*w*/, std::uint64_t /*duration_ns*/, double /*hz*/, double /*max_hz*/) noexcept {
     return false;
   }
   // Worker `w` opened a busy run (task_begin, or a segment_begin with no run

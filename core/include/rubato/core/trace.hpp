@@ -32,9 +32,9 @@ inline constexpr std::size_t kTraceBlockHeaderBytes = 16;
 // Task flags (TaskRecord::flags).
 enum TraceTaskFlag : std::uint32_t {
   kTraceTaskExplicit = 1u << 0,
-  kTraceTaskImplicit = 1u << 1,    // a parallel region's implicit task
-  kTraceTaskInitial = 1u << 2,     // the program's initial task (serial part, never timed)
-  kTraceTaskDeferred = 1u << 3,    // entered a queue (push); otherwise ran at once on its creator
+  kTraceTaskImplicit = 1u << 1,  // a parallel region's implicit task
+  kTraceTaskInitial = 1u << 2,   // the program's initial task (serial part, never timed)
+  kTraceTaskDeferred = 1u << 3,  // entered a queue (push); otherwise ran at once on its creator
   kTraceTaskUntied = 1u << 4,
   kTraceTaskFinal = 1u << 5,
   kTraceTaskDependences = 1u << 6,
@@ -42,21 +42,21 @@ enum TraceTaskFlag : std::uint32_t {
 
 // How a segment began.
 enum class SegmentStart : std::uint8_t {
-  pop = 1,     // first start, on the creating worker, from its queue
-  steal = 2,   // first start on another worker (victim = the task's creator)
-  inline_ = 3, // first start of a task that was never queued (undeferred, implicit)
-  resume = 4,  // a later segment (after a child, a wait, a yield, an untied migration)
-  launch = 5,  // clang's untied-task launch stub: no user code, re-queues the task
+  pop = 1,      // first start, on the creating worker, from its queue
+  steal = 2,    // first start on another worker (victim = the task's creator)
+  inline_ = 3,  // first start of a task that was never queued (undeferred, implicit)
+  resume = 4,   // a later segment (after a child, a wait, a yield, an untied migration)
+  launch = 5,   // clang's untied-task launch stub: no user code, re-queues the task
 };
 
 // How a segment ended.
 enum class SegmentEnd : std::uint8_t {
-  completed = 1,  // the task finished (or was cancelled / detached)
-  suspended = 2,  // another task ran on this worker on top of it
-  requeued = 3,   // an untied task part ended; the task continues later, maybe elsewhere
-  waiting = 4,    // the task entered a wait (a wait record follows)
-  region_end = 5, // an implicit task ended
-  unfinished = 6, // still open when the trace was closed
+  completed = 1,   // the task finished (or was cancelled / detached)
+  suspended = 2,   // another task ran on this worker on top of it
+  requeued = 3,    // an untied task part ended; the task continues later, maybe elsewhere
+  waiting = 4,     // the task entered a wait (a wait record follows)
+  region_end = 5,  // an implicit task ended
+  unfinished = 6,  // still open when the trace was closed
 };
 
 enum class WaitKind : std::uint8_t { taskwait = 1, taskgroup = 2, barrier = 3, other = 4 };
@@ -95,10 +95,10 @@ enum class TraceTiming : std::uint32_t { at_level = 0, at_machine_speed = 1 };
 
 struct TraceHeader {
   std::uint32_t version = kTraceVersion;
-  std::uint64_t origin_ns = 0;       // clock value that record times are relative to
+  std::uint64_t origin_ns = 0;  // clock value that record times are relative to
   std::uint32_t max_workers = 0;
-  std::vector<double> level_hz;      // tempo level -> frequency (Hz), fastest first, 1..kMaxLevels
-  std::string frontend;              // "ompt", ... (at most 15 bytes kept)
+  std::vector<double> level_hz;                        // tempo level -> frequency (Hz), fastest first, 1..kMaxLevels
+  std::string frontend;                                // "ompt", ... (at most 15 bytes kept)
   TraceTiming timing = TraceTiming::at_machine_speed;  // settable until close (set_timing)
 };
 
@@ -195,7 +195,7 @@ struct Trace {
   TraceHeader header;
   std::vector<TraceTask> tasks;  // in creation order
   std::uint64_t records = 0;
-  std::uint64_t dropped = 0;     // records the writer could not record (from the trailer)
+  std::uint64_t dropped = 0;  // records the writer could not record (from the trailer)
 
   const TraceTask* find(std::uint64_t id) const;
   std::unordered_map<std::uint64_t, std::size_t> index;  // id -> position in tasks

@@ -36,9 +36,9 @@ const BackendEntry* find_frequency_backend(std::string_view name);
 
 struct BackendChoice {
   std::unique_ptr<FrequencyControl> control;  // never null
-  std::string note;  // what was picked and why better ones were not usable
-  bool real = false;  // a back-end that changes real frequencies (sysfs, likwid)
-  std::string why_no_real;  // when the choice fell back to dry-run: why each back-end was not usable
+  std::string note;                           // what was picked and why better ones were not usable
+  bool real = false;                          // a back-end that changes real frequencies (sysfs, likwid)
+  std::string why_no_real;                    // when the choice fell back to dry-run: why each back-end was not usable
 };
 
 // Honours ctx.settings.backend ("auto" or a name). auto takes the first usable

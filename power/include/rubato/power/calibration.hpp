@@ -26,13 +26,13 @@ class SysfsFrequency;
 
 struct CalibrationOptions {
   std::string sysfs_root = "/sys";
-  std::string state_dir;           // "" = default_state_dir()
-  std::vector<int> cpus;           // CPUs to load; empty: every online CPU with a cpufreq policy
-  std::vector<double> freqs_hz;    // frequencies to measure; empty: every available one
-  double seconds = 5.0;            // per measurement
-  double settle_s = -1;            // after a change of load or frequency; < 0: min(0.5 s, seconds / 4)
-  int windows = 10;                // sub-windows per measurement (their spread is the point's spread)
-  int latency_repeats = 5;         // per direction (fastest -> slowest, slowest -> fastest)
+  std::string state_dir;         // "" = default_state_dir()
+  std::vector<int> cpus;         // CPUs to load; empty: every online CPU with a cpufreq policy
+  std::vector<double> freqs_hz;  // frequencies to measure; empty: every available one
+  double seconds = 5.0;          // per measurement
+  double settle_s = -1;          // after a change of load or frequency; < 0: min(0.5 s, seconds / 4)
+  int windows = 10;              // sub-windows per measurement (their spread is the point's spread)
+  int latency_repeats = 5;       // per direction (fastest -> slowest, slowest -> fastest)
   std::function<void(const std::string&)> progress;  // one line per step; may be empty
 };
 
@@ -45,7 +45,7 @@ double calibration_duration_s(const CalibrationOptions& o, std::size_t cpus, std
 
 // One sub-window of a measurement (the raw samples).
 struct CalibrationWindow {
-  double start_s = 0;        // since the calibration began
+  double start_s = 0;  // since the calibration began
   double seconds = 0;
   double package_j = 0;      // sum over the RAPL package zones
   double dram_j = 0;         // sum over the dram zones (0 without)
@@ -66,7 +66,7 @@ struct CalibrationSample {
   double package_sd_w() const;  // standard deviation of the windows' power
   double dram_w() const;
   double dram_sd_w() const;
-  double busy_cpus() const;     // the loaded threads' CPU time per second (≈ k)
+  double busy_cpus() const;  // the loaded threads' CPU time per second (≈ k)
   double system_busy_cpus() const;
 };
 

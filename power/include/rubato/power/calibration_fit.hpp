@@ -15,19 +15,19 @@
 namespace rubato {
 
 struct FitPoint {
-  double x = 0;        // CPUs running the group's loop (measured CPU-seconds per second)
-  double y = 0;        // package power, W
+  double x = 0;           // CPUs running the group's loop (measured CPU-seconds per second)
+  double y = 0;           // package power, W
   std::size_t group = 0;  // which slope; points with x = 0 pin the intercept whatever their group
-  double var = 0;      // variance of y from within the measurement (W²), 0 if unknown
+  double var = 0;         // variance of y from within the measurement (W²), 0 if unknown
 };
 
 struct SharedInterceptFit {
   double intercept = 0;
-  double intercept_se = 0;          // standard error
-  std::vector<double> slope;        // per group
-  std::vector<double> slope_se;     // per group
-  double residual_sd = 0;           // sqrt(RSS / dof), 0 when dof = 0
-  std::size_t dof = 0;              // points - parameters
+  double intercept_se = 0;       // standard error
+  std::vector<double> slope;     // per group
+  std::vector<double> slope_se;  // per group
+  double residual_sd = 0;        // sqrt(RSS / dof), 0 when dof = 0
+  std::size_t dof = 0;           // points - parameters
   // The predicted y for `x` CPUs in group `g`.
   double predict(std::size_t g, double x) const { return intercept + slope.at(g) * x; }
 };

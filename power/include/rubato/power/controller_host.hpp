@@ -41,9 +41,9 @@ struct ControllerSetup {
   std::vector<int> cpus;                  // online CPUs: where targets run and may be placed
   std::vector<CacheInfo> caches;          // which CPUs share a last-level cache (affinity)
   TargetKind kind = TargetKind::workers;
-  ThrottleActuator* throttle = nullptr;   // efs acts through it; must outlive the host
-  const Clock* clock = nullptr;           // nullptr: the steady clock
-  std::uint64_t origin_ns = 0;            // the run's start on `clock` (events' t_s)
+  ThrottleActuator* throttle = nullptr;  // efs acts through it; must outlive the host
+  const Clock* clock = nullptr;          // nullptr: the steady clock
+  std::uint64_t origin_ns = 0;           // the run's start on `clock` (events' t_s)
 };
 
 // The setup a run's settings give (policy, RUBATO_COUNTERS, RUBATO_CONTROL_INTERVAL)

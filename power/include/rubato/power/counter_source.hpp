@@ -52,8 +52,8 @@ class CounterSource {
 };
 
 struct CounterSourceOptions {
-  std::string replay_path;            // for "replay"
-  std::vector<counters::Metric> want; // auto: the metrics the policies need (others are not set up)
+  std::string replay_path;             // for "replay"
+  std::vector<counters::Metric> want;  // auto: the metrics the policies need (others are not set up)
 };
 
 // One named source ("papi", "likwid", "perf", "proc", "replay"); nullptr and

@@ -23,13 +23,13 @@ struct MachineInfo {
   std::string cpu_model;
   Topology topology;
   std::vector<CapabilityStatus> frequency_backends;  // registry order
-  std::string chosen_backend_note;                    // what RUBATO_BACKEND would pick
-  bool real_frequency_control = false;                // ... and whether that changes real frequencies
-  std::vector<CapabilityStatus> energy_meters;        // rapl, likwid, model
-  CapabilityStatus uncore;                            // RUBATO_UNCORE: intel_uncore_frequency control
-  std::string profile;                                // what RUBATO_PROFILE selects
-  std::string profile_error;                          // when it cannot be loaded
-  std::vector<std::string> profiles;                  // available names
+  std::string chosen_backend_note;                   // what RUBATO_BACKEND would pick
+  bool real_frequency_control = false;               // ... and whether that changes real frequencies
+  std::vector<CapabilityStatus> energy_meters;       // rapl, likwid, model
+  CapabilityStatus uncore;                           // RUBATO_UNCORE: intel_uncore_frequency control
+  std::string profile;                               // what RUBATO_PROFILE selects
+  std::string profile_error;                         // when it cannot be loaded
+  std::vector<std::string> profiles;                 // available names
   std::vector<std::string> profile_dirs;
   std::string state_dir;
 };

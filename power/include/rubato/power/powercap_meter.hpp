@@ -15,10 +15,10 @@
 namespace rubato {
 
 struct PowercapZone {
-  std::string dir;             // .../powercap/intel-rapl:0
-  std::string name;            // package-0, dram, core, uncore, psys
-  double max_range_j = 0;      // max_energy_range_uj in J
-  bool counted = false;        // part of the total (packages + dram)
+  std::string dir;         // .../powercap/intel-rapl:0
+  std::string name;        // package-0, dram, core, uncore, psys
+  double max_range_j = 0;  // max_energy_range_uj in J
+  bool counted = false;    // part of the total (packages + dram)
 };
 
 // The zones under `<sysfs_root>/class/powercap`; `problems` collects unreadable ones.

@@ -27,24 +27,24 @@ struct UncorePowerPoint {
 };
 
 struct MachineProfile {
-  std::string name;         // file stem, e.g. "opteron-6378"
+  std::string name;  // file stem, e.g. "opteron-6378"
   std::string description;
   // Substrings of /proc/cpuinfo's "model name" this profile describes (RUBATO_PROFILE=auto).
   std::vector<std::string> cpu_model_match;
   int cores = 1;
-  int cores_per_domain = 1;                 // cores sharing one clock domain
-  std::vector<double> frequencies_hz;       // available, descending
-  std::vector<CorePowerPoint> core_power;   // one per frequency, descending hz
-  double uncore_w = 0;                      // constant package / system part
+  int cores_per_domain = 1;                // cores sharing one clock domain
+  std::vector<double> frequencies_hz;      // available, descending
+  std::vector<CorePowerPoint> core_power;  // one per frequency, descending hz
+  double uncore_w = 0;                     // constant package / system part
   // Optional: the uncore part at each uncore frequency, descending hz; used
   // when the uncore frequency is pinned (RUBATO_UNCORE, simulate --uncore).
   std::vector<UncorePowerPoint> uncore_power;
-  double beta = 1.0;                        // default frequency-sensitive fraction of work
-  double transition_latency_s = 0;          // one DVFS change
+  double beta = 1.0;                // default frequency-sensitive fraction of work
+  double transition_latency_s = 0;  // one DVFS change
   // seed 001 Eq. 13, Power(n) = Σ_{k=0..n} P_k: P0 is the system with no core
   // active, P_k (k ≥ 1) what the k-th active core adds. Empty if unknown.
   std::vector<double> active_cores_power_w;
-  double memory_accesses_per_s = 0;         // seed 001 Eq. 17, µ; 0 if unknown
+  double memory_accesses_per_s = 0;            // seed 001 Eq. 17, µ; 0 if unknown
   std::map<std::string, std::string> sources;  // field -> where the number comes from
 };
 

@@ -14,8 +14,8 @@ struct RunIdentity {
   std::string host;
   std::optional<int> rank;  // see rank_from_environment
   std::int64_t pid = 0;
-  std::string started_at;   // ISO 8601 UTC
-  std::string command;      // /proc/self/cmdline when the library was loaded, arguments joined by spaces
+  std::string started_at;  // ISO 8601 UTC
+  std::string command;     // /proc/self/cmdline when the library was loaded, arguments joined by spaces
 };
 
 // The command line read when this library was loaded, before the program

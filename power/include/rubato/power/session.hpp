@@ -18,9 +18,9 @@
 namespace rubato {
 
 struct SessionInfo {
-  std::string frontend;          // "ompt", "tbb", "tbb-preload"
-  std::string runtime;           // "libomp 16", "oneTBB 2021.8"
-  bool steals_observed = true;   // false in TBB preload mode
+  std::string frontend;         // "ompt", "tbb", "tbb-preload"
+  std::string runtime;          // "libomp 16", "oneTBB 2021.8"
+  bool steals_observed = true;  // false in TBB preload mode
 };
 
 class Session {

@@ -23,7 +23,7 @@ namespace rubato {
 // save all four: restore writes back only the files that differ, so exactly
 // the ones that were touched.
 inline constexpr const char* kCpufreqControlFiles[] = {"scaling_governor", "scaling_min_freq", "scaling_max_freq",
-                                                        "scaling_setspeed"};
+                                                       "scaling_setspeed"};
 // The files of an intel_uncore_frequency domain rubato writes
 // (Documentation/admin-guide/pm/intel_uncore_frequency_scaling.rst).
 inline constexpr const char* kUncoreControlFiles[] = {"min_freq_khz", "max_freq_khz"};
@@ -31,8 +31,8 @@ inline constexpr const char* kUncoreControlFiles[] = {"min_freq_khz", "max_freq_
 enum class SavedKind { cpufreq, uncore };
 
 struct SavedPolicy {
-  std::string dir;                  // absolute policy (or uncore domain) directory
-  std::vector<std::string> content; // exact bytes, one per control file of its kind
+  std::string dir;                   // absolute policy (or uncore domain) directory
+  std::vector<std::string> content;  // exact bytes, one per control file of its kind
   SavedKind kind = SavedKind::cpufreq;
 };
 

@@ -83,7 +83,7 @@ class SysfsFrequency : public FrequencyControl {
   virtual bool take_control(std::size_t p, std::string& why);
   // Sets policy `p` to `khz` (scaling_setspeed here).
   virtual bool write_frequency(std::size_t p, long long khz);
-  bool usable_state(std::string& why);  // the state directory can be used
+  bool usable_state(std::string& why);                 // the state directory can be used
   bool widen_limits(std::size_t p, std::string& why);  // [min, max] covers the hardware range
   const Topology& topology() const noexcept { return topology_; }
 
@@ -97,7 +97,7 @@ class SysfsFrequency : public FrequencyControl {
   double min_dwell_s_;
   std::string state_dir_;
   std::string state_path_;
-  std::vector<int> policy_of_domain_;   // engine domain -> topology policy index, -1 none
+  std::vector<int> policy_of_domain_;         // engine domain -> topology policy index, -1 none
   std::vector<long long> min_khz_, max_khz_;  // per policy, the limits in force while we control it
   std::vector<Method> method_;                // per policy
   DomainRecords records_;

@@ -12,9 +12,9 @@ namespace rubato {
 
 struct CacheInfo {
   int level = 0;
-  std::string type;          // Data | Instruction | Unified
+  std::string type;  // Data | Instruction | Unified
   std::uint64_t size_bytes = 0;
-  std::vector<int> cpus;     // shared_cpu_list
+  std::vector<int> cpus;  // shared_cpu_list
 };
 
 // One cpufreq policy: the CPUs that change frequency together.
@@ -35,27 +35,27 @@ struct ClockDomainInfo {
 // domain of a package): Documentation/admin-guide/pm/
 // intel_uncore_frequency_scaling.rst. The limits are in kHz in sysfs.
 struct UncoreDomainInfo {
-  std::string dir;              // absolute path of .../intel_uncore_frequency/package_NN_die_NN or uncoreNN
-  std::string name;             // its last component
-  int package = -1;             // package_id file, or from the name
-  double initial_min_hz = 0;    // the hardware's range (read-only files)
+  std::string dir;            // absolute path of .../intel_uncore_frequency/package_NN_die_NN or uncoreNN
+  std::string name;           // its last component
+  int package = -1;           // package_id file, or from the name
+  double initial_min_hz = 0;  // the hardware's range (read-only files)
   double initial_max_hz = 0;
-  double min_hz = 0;            // the limits in force now
+  double min_hz = 0;  // the limits in force now
   double max_hz = 0;
-  double current_hz = 0;        // current_freq_khz (newer kernels), 0 when absent
+  double current_hz = 0;  // current_freq_khz (newer kernels), 0 when absent
 };
 
 struct Topology {
   std::string sysfs_root;
-  std::vector<int> cpus;                      // online
-  std::vector<ClockDomainInfo> clock_domains; // empty without cpufreq
-  std::vector<CacheInfo> caches;              // distinct (level, type, cpus)
+  std::vector<int> cpus;                         // online
+  std::vector<ClockDomainInfo> clock_domains;    // empty without cpufreq
+  std::vector<CacheInfo> caches;                 // distinct (level, type, cpus)
   std::vector<UncoreDomainInfo> uncore_domains;  // empty without the intel_uncore_frequency driver
   // devices/system/cpu/intel_pstate/status or amd_pstate/status ("active",
   // "passive", "guided", "off"), with the driver family; "" when neither exists.
-  std::string pstate_driver;                  // "intel_pstate" | "amd_pstate" | ""
+  std::string pstate_driver;  // "intel_pstate" | "amd_pstate" | ""
   std::string pstate_status;
-  std::vector<std::string> problems;          // what could not be read, for `rubato info`
+  std::vector<std::string> problems;  // what could not be read, for `rubato info`
 
   // Index into clock_domains of `cpu`'s policy, or -1.
   int clock_domain_of(int cpu) const noexcept;

@@ -48,16 +48,16 @@ struct PhaseSpec {
   PhaseKind kind = PhaseKind::serial;
   std::string text;  // the phase as written (for messages and reports)
   // Counts and shape parameters (only those of `kind` are read).
-  std::int64_t n = 0;        // fib N, loop N, split N, chain N, mem N
-  std::int64_t grain = 1;    // loop / split leaf size
-  int depth = 10;            // dc
-  int fanout = 2;            // dc
-  bool linear = false;       // loop split=linear
+  std::int64_t n = 0;            // fib N, loop N, split N, chain N, mem N
+  std::int64_t grain = 1;        // loop / split leaf size
+  int depth = 10;                // dc
+  int fanout = 2;                // dc
+  bool linear = false;           // loop split=linear
   bool parallel_filter = false;  // split filter=par
-  double skew = 0;           // split: child size ratio 0.5 +- skew/2
-  WorkAmount work;           // fib/chain/mem per task, serial total, dc leaf, loop/split per item
-  WorkAmount node;           // fib internal node, dc pre-spawn, split per-item partition
-  WorkAmount post;           // dc post-sync
+  double skew = 0;               // split: child size ratio 0.5 +- skew/2
+  WorkAmount work;               // fib/chain/mem per task, serial total, dc leaf, loop/split per item
+  WorkAmount node;               // fib internal node, dc pre-spawn, split per-item partition
+  WorkAmount post;               // dc post-sync
   // Common.
   double jitter = 0;
   std::optional<double> beta;  // unset: the profile's

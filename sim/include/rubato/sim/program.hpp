@@ -19,15 +19,15 @@ class Shape;
 struct Frame {
   const Shape* shape = nullptr;
   Frame* parent = nullptr;
-  std::uint64_t id = 0;          // identity from the spawn path: same DAG whatever the schedule
-  std::int64_t a = 0, b = 0;     // the shape's arguments (a range, a size, a depth...)
-  std::uint32_t pc = 0;          // the shape's program counter
-  std::uint32_t pending = 0;     // children spawned whose subtrees are not yet done
-  std::uint32_t spawned = 0;     // children spawned so far (child identities)
-  std::uint32_t depth = 0;       // spawn depth (tied-task constraint)
-  WorkerId owner = kNoWorker;    // omp model: the worker it is tied to once started
-  bool suspended = false;        // waiting at a sync for its children
-  bool returned = false;         // finished, but children still outstanding (traces only)
+  std::uint64_t id = 0;        // identity from the spawn path: same DAG whatever the schedule
+  std::int64_t a = 0, b = 0;   // the shape's arguments (a range, a size, a depth...)
+  std::uint32_t pc = 0;        // the shape's program counter
+  std::uint32_t pending = 0;   // children spawned whose subtrees are not yet done
+  std::uint32_t spawned = 0;   // children spawned so far (child identities)
+  std::uint32_t depth = 0;     // spawn depth (tied-task constraint)
+  WorkerId owner = kNoWorker;  // omp model: the worker it is tied to once started
+  bool suspended = false;      // waiting at a sync for its children
+  bool returned = false;       // finished, but children still outstanding (traces only)
 };
 
 // How a piece of work responds to frequency and to memory contention.
@@ -39,16 +39,34 @@ struct WorkClass {
 struct Step {
   enum class Kind : std::uint8_t { work, spawn, sync, ret };
   Kind kind = Kind::ret;
-  double ref_ns = 0;              // work: duration at the reference (fastest) frequency
-  const Shape* child = nullptr;   // spawn
-  std::int64_t a = 0, b = 0;      // spawn: the child's arguments
+  double ref_ns = 0;             // work: duration at the reference (fastest) frequency
+  const Shape* child = nullptr;  // spawn
+  std::int64_t a = 0, b = 0;     // spawn: the child's arguments
 
-  static Step work(double ns) { Step s; s.kind = Kind::work; s.ref_ns = ns; return s; }
-  static Step spawn(const Shape* c, std::int64_t ca, std::int64_t cb = 0) {
-    Step s; s.kind = Kind::spawn; s.child = c; s.a = ca; s.b = cb; return s;
+  static Step work(double ns) {
+    Step s;
+    s.kind = Kind::work;
+    s.ref_ns = ns;
+    return s;
   }
-  static Step sync() { Step s; s.kind = Kind::sync; return s; }
-  static Step ret() { Step s; s.kind = Kind::ret; return s; }
+  static Step spawn(const Shape* c, std::int64_t ca, std::int64_t cb = 0) {
+    Step s;
+    s.kind = Kind::spawn;
+    s.child = c;
+    s.a = ca;
+    s.b = cb;
+    return s;
+  }
+  static Step sync() {
+    Step s;
+    s.kind = Kind::sync;
+    return s;
+  }
+  static Step ret() {
+    Step s;
+    s.kind = Kind::ret;
+    return s;
+  }
 };
 
 class Shape {

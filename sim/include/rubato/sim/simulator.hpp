@@ -66,9 +66,9 @@ struct SimOptions {
   EngineOptions engine;
   SpawnModel model = SpawnModel::cilk;
   Placement placement = Placement::spread;
-  std::uint64_t seed = 1;          // victim selection
-  double steal_cost_s = 1e-6;      // one steal attempt, successful or not
-  double min_dwell_s = 0;          // per domain, between accepted frequency requests
+  std::uint64_t seed = 1;      // victim selection
+  double steal_cost_s = 1e-6;  // one steal attempt, successful or not
+  double min_dwell_s = 0;      // per domain, between accepted frequency requests
   // Pinned uncore frequency (Hz): the uncore is charged the profile's
   // uncore_power at it; 0 = the profile's constant uncore_w.
   double uncore_hz = 0;
@@ -103,16 +103,16 @@ struct SimResult {
   std::vector<int> worker_core;                    // core hosting each worker
   std::vector<std::vector<CoreTime>> core_time;    // per worker, per frequency used
   std::vector<std::uint64_t> applied_transitions;  // per engine domain id
-  std::uint64_t engine_events = 0;    // calls into the engine's event API
-  std::uint64_t scheduler_events = 0; // simulator events processed
+  std::uint64_t engine_events = 0;                 // calls into the engine's event API
+  std::uint64_t scheduler_events = 0;              // simulator events processed
   std::uint64_t steal_attempts = 0;
   std::uint64_t failed_steal_attempts = 0;
-  std::uint64_t tasks = 0;            // frames created
+  std::uint64_t tasks = 0;  // frames created
   std::uint64_t peak_live_frames = 0;
   std::vector<std::uint64_t> busy_count_ns;  // [n]: time exactly n workers ran a task segment
   double eq13_energy_j = -1;                 // seed 001 Eq. 13 over busy_count_ns; < 0: no P0..Pn in the profile
   std::vector<ThrottleChange> throttle_events;
-  std::uint64_t control_steps = 0;           // efs controller intervals
+  std::uint64_t control_steps = 0;  // efs controller intervals
 };
 
 class Simulation {

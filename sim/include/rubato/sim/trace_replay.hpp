@@ -33,7 +33,7 @@ struct TraceProgramInfo {
   std::uint64_t explicit_tasks = 0;  // replayed explicit tasks
   std::uint64_t top_level = 0;       // implicit / orphan tasks replayed as phase members
   std::uint64_t phases = 0;
-  std::uint64_t recorded_steals = 0; // segments that started with a steal in the recording
+  std::uint64_t recorded_steals = 0;  // segments that started with a steal in the recording
 };
 
 Program build_trace_program(const Trace& trace, double beta, std::vector<std::string>& notes,

@@ -27,8 +27,8 @@ class ArenaObserver;
 
 class observer {
  public:
-  observer();                                           // process environment, calling thread's arena
-  explicit observer(const Environment& env);            // given RUBATO_* settings (tests, embedding)
+  observer();                                 // process environment, calling thread's arena
+  explicit observer(const Environment& env);  // given RUBATO_* settings (tests, embedding)
   explicit observer(::tbb::task_arena& arena);
   observer(::tbb::task_arena& arena, const Environment& env);
   ~observer();

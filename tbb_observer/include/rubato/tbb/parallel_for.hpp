@@ -23,11 +23,11 @@ namespace rubato::tbb {
 namespace detail {
 
 template <class R>
-concept splittable_range = std::copy_constructible<R> && std::constructible_from<R, R&, ::tbb::split> &&
-                           requires(const R& r) {
-                             { r.empty() } -> std::convertible_to<bool>;
-                             { r.is_divisible() } -> std::convertible_to<bool>;
-                           };
+concept splittable_range =
+    std::copy_constructible<R> && std::constructible_from<R, R&, ::tbb::split> && requires(const R& r) {
+      { r.empty() } -> std::convertible_to<bool>;
+      { r.is_divisible() } -> std::convertible_to<bool>;
+    };
 
 template <class Range>
 class instrumented_range {

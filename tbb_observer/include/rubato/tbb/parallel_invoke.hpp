@@ -22,7 +22,8 @@ void parallel_invoke(const Fs&... fs) {
     return;
   }
   // Braced initialisation runs left to right: the pushes are in argument order.
-  const std::tuple<detail::referenced_task<Fs>...> tasks{detail::referenced_task<Fs>(std::cref(fs), detail::note_spawn())...};
+  const std::tuple<detail::referenced_task<Fs>...> tasks{
+      detail::referenced_task<Fs>(std::cref(fs), detail::note_spawn())...};
   detail::wait_scope waiting;
   std::apply([](const auto&... task) { ::tbb::parallel_invoke(task...); }, tasks);
 }

@@ -51,9 +51,9 @@ struct Engine::Slot {
   std::atomic<std::uint64_t> first_seen_ns{0};
   std::atomic<std::uint64_t> last_seen_ns{0};
   std::atomic<bool> seen{false};
-  Domain* domain = nullptr;  // this worker's clock domain (fixed at construction)
-  std::atomic<std::uint64_t> wait_ns{0};          // closed waits (Engine::begin_wait .. end_wait)
-  std::atomic<std::uint64_t> wait_slowed_ns{0};   // ... the part after slack lowered the worker
+  Domain* domain = nullptr;                      // this worker's clock domain (fixed at construction)
+  std::atomic<std::uint64_t> wait_ns{0};         // closed waits (Engine::begin_wait .. end_wait)
+  std::atomic<std::uint64_t> wait_slowed_ns{0};  // ... the part after slack lowered the worker
   std::atomic<std::uint64_t> slowed_wakeups{0};
   std::atomic<std::uint64_t> raise_delay_ns{0};
   std::atomic<std::uint64_t> guard_holds{0};
@@ -88,12 +88,11 @@ inline Engine::Slot& Engine::slot(WorkerId w) const noexcept { return slots_[w];
 inline WorkerId Engine::id_of(const Slot& s) const noexcept { return static_cast<WorkerId>(&s - slots_.get()); }
 inline Engine::Slot* Engine::slot_of(WorkerId w) const noexcept { return valid(w) ? &slots_[w] : nullptr; }
 
-inline std::uint64_t Engine::now_ns() const noexcept {
-  return steady_clock_ ? steady_clock_->now() : clock_.now_ns();
-}
+inline std::uint64_t Engine::now_ns() const noexcept { return steady_clock_ ? steady_clock_->now() : clock_.now_ns(); }
 
 inline std::int64_t Engine::depth_of(const Slot& s) const noexcept {
-  return static_cast<std::int64_t>(engine_detail::get(s.pushes)) - static_cast<std::int64_t>(engine_detail::get(s.pops)) -
+  return static_cast<std::int64_t>(engine_detail::get(s.pushes)) -
+         static_cast<std::int64_t>(engine_detail::get(s.pops)) -
          static_cast<std::int64_t>(s.stolen_from.load(std::memory_order_relaxed));
 }
 
@@ -174,8 +173,9 @@ inline std::uint64_t Engine::account_run(WorkerId w, Slot& s, std::uint64_t star
   // A change that lands after `now` (a slack raise still under way) had not
   // changed anything yet: the whole run was at the level before it.
   const bool stretched = duration > 0 && changed > start
-                             ? changed < now ? account_split_segment(w, s, start, changed, now, lv)
-                                             : account_segment(w, s, duration, dom.level_before.load(std::memory_order_relaxed))
+                             ? changed < now
+                                   ? account_split_segment(w, s, start, changed, now, lv)
+                                   : account_segment(w, s, duration, dom.level_before.load(std::memory_order_relaxed))
                              : account_segment(w, s, duration, lv);
   // The emulator burnt its stretch after `now`: the worker is free only now.
   const std::uint64_t end = stretched ? now_ns() : now;

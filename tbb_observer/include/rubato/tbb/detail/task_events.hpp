@@ -56,12 +56,12 @@ void note_discarded(worker_index spawner) noexcept;
 // frame stack (tbb_observer/src/itt_collector.cpp). Set by begin_running /
 // begin_waiting below, no member initializers (see task_scope).
 struct running_task {
-  task_frame frame;       // t.frame while the task runs
-  bool resumes_segment;   // started inside an open segment: its parent's resumes at its end
+  task_frame frame;      // t.frame while the task runs
+  bool resumes_segment;  // started inside an open segment: its parent's resumes at its end
 };
 struct waiting_task {
-  task_frame* frame;      // of the waiting task
-  bool was_waiting;       // it was in a wait already (one the front-end did not see)
+  task_frame* frame;  // of the waiting task
+  bool was_waiting;   // it was in a wait already (one the front-end did not see)
   bool resumes_segment;
 };
 
@@ -99,8 +99,7 @@ struct waiting_task {
   t.frame = r.frame.outer;
   if (r.resumes_segment) [[unlikely]]
     open_segment(t, true);  // the parent resumes at the child's end
-  else
-    maybe_idle(t);
+  else maybe_idle(t);
 }
 
 [[gnu::always_inline]] inline void begin_waiting(ThreadRecord& t, waiting_task& w) noexcept {
@@ -136,8 +135,7 @@ class task_scope {
   [[gnu::always_inline]] explicit task_scope(worker_index spawner) noexcept {
     if (ThreadRecord* t = record_in_scope()) [[likely]]
       begin(*t, spawner, true);
-    else
-      begin_first(spawner);
+    else begin_first(spawner);
   }
   // Nothing to undo when nothing was opened, or when the observer it was
   // opened under has ended since (the thread's record belongs to it: the next
@@ -171,8 +169,7 @@ class wait_scope {
   [[gnu::always_inline]] wait_scope() noexcept {
     if (ThreadRecord* t = record_in_scope()) [[likely]]
       begin(*t);
-    else
-      begin_first();
+    else begin_first();
   }
   [[gnu::always_inline]] ~wait_scope() {  // as ~task_scope
     if (generation_ == g_task_generation.load(std::memory_order_relaxed)) [[likely]]

@@ -59,7 +59,7 @@ struct alignas(kCacheLine) ThreadRecord {
   task_frame root{};             // value-initialized, so that t_record can be constinit
   bool dynamic_binding = false;  // frontend's: each segment asks the session where to run
   bool segment_open = false;
-  bool idle = false;             // idle reported since this thread last started a task
+  bool idle = false;  // idle reported since this thread last started a task
 };
 
 // constinit: a record needing dynamic initialization would put a guard on every access.
