@@ -110,7 +110,7 @@ void ArenaObserver::add_notes() noexcept {
       session_->note("tbb: " + std::to_string(dropped) +
                      " spawned tasks were dropped unrun by cancelled groups (not completed; one dropped on another "
                      "worker than its spawner stays counted in the spawner's queue depth)");
-    const std::uint64_t unseen = frontend_->unseen_creations.load(std::memory_order_relaxed);
+    const std::uint64_t unseen = frontend_->total_unseen_creations();
     if (unseen > 0)
       session_->note("tbb-preload: " + std::to_string(unseen) +
                      " tasks started that no interposed entry point saw created (a task returned by the one before it "

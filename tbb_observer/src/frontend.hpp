@@ -27,7 +27,8 @@ struct Frontend {
         dynamic_binding(s.settings().binding == "dynamic"),
         level(lvl),
         workers_are_threads(lvl == EventLevel::itt_tasks),
-        in_arena(std::make_unique<std::atomic<bool>[]>(max_workers)) {}
+        in_arena(std::make_unique<std::atomic<bool>[]>(max_workers)),
+        unseen_creations(std::make_unique<OwnCount[]>(max_workers)) {}
 
   Session& session;
   Engine& engine;
@@ -43,12 +44,23 @@ struct Frontend {
   // Set at activation; a thread's record belongs to the front-end of its generation.
   std::uint64_t generation = 0;
   // Rare events, counted for the report's notes (never on the per-task path).
-  std::atomic<std::uint64_t> discarded{0};         // spawned tasks a cancelled group dropped
-  std::atomic<std::uint64_t> outside_threads{0};   // thread entries beyond RUBATO_MAX_WORKERS
-  std::atomic<std::uint64_t> unseen_creations{0};  // preload: tasks started whose creation was not seen
-  std::atomic<std::uint64_t> deep_tasks{0};        // preload: tasks nested beyond the collector's frames
+  std::atomic<std::uint64_t> discarded{0};        // spawned tasks a cancelled group dropped
+  std::atomic<std::uint64_t> outside_threads{0};  // thread entries beyond RUBATO_MAX_WORKERS
+  std::atomic<std::uint64_t> deep_tasks{0};       // preload: tasks nested beyond the collector's frames
   // Per worker: its thread is inside the arena (set at entry, cleared at exit).
   std::unique_ptr<std::atomic<bool>[]> in_arena;
+  // Per worker, written by its own thread only (a task event may not touch a
+  // shared counter): preload tasks started whose creation was not seen.
+  struct alignas(kCacheLine) OwnCount {
+    std::atomic<std::uint64_t> n{0};
+    void bump() noexcept { n.store(n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
+  };
+  std::unique_ptr<OwnCount[]> unseen_creations;
+  std::uint64_t total_unseen_creations() const noexcept {
+    std::uint64_t sum = 0;
+    for (std::size_t w = 0; w < max_workers; ++w) sum += unseen_creations[w].n.load(std::memory_order_relaxed);
+    return sum;
+  }
 };
 
 // The active front-end, or nullptr.

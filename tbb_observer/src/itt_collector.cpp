@@ -32,7 +32,7 @@
 namespace rubato::tbb::detail {
 namespace {
 
-// Deeper nesting is not observed (counted): 256 frames are 10 KiB of TLS per thread.
+// Deeper nesting is not observed (counted): 256 frames are 12 KiB of TLS per thread.
 constexpr std::uint32_t kMaxFrames = 256;
 
 struct IttFrame {
@@ -131,8 +131,8 @@ __attribute__((visibility("default"))) void __itt_sync_acquired(void* object) {
     // Created where no interposed entry point saw it: a task returned by the
     // one before it for this thread to run next (task bypass: it never entered
     // a queue). Counted as created by this thread and popped (and in the notes).
-    t->frontend->unseen_creations.fetch_add(1, std::memory_order_relaxed);
     creator = spawn_in_scope(*t);
+    t->frontend->unseen_creations[creator].bump();
   }
   IttFrame& f = s.frames[s.depth - 1];
   begin_running(*t, creator, t->scopes > 0, f.task);
