@@ -7,7 +7,9 @@
 // for byte.
 #include <signal.h>
 
+#include <chrono>
 #include <set>
+#include <thread>
 
 #include "fake_driver_layouts.hpp"
 #include "read_report.hpp"
@@ -41,9 +43,17 @@ struct LayoutScene {
   }
   // A file's value without the trailing newline (sysfs adds one on read; the
   // fake keeps the bytes written).
+  // A regular file standing in for a sysfs attribute can be read between
+  // rubato's truncating open and its write (a sysfs attribute is replaced
+  // whole): an empty read is retried (failed once in a full run beside builds).
   std::string value(const std::string& rel) const {
-    std::string v = tree.read(rel);
-    while (!v.empty() && v.back() == '\n') v.pop_back();
+    std::string v;
+    for (int attempt = 0; attempt < 200; ++attempt) {
+      v = tree.read(rel);
+      while (!v.empty() && v.back() == '\n') v.pop_back();
+      if (!v.empty()) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     return v;
   }
 
