@@ -5,8 +5,8 @@
 // sizes (near-linear?); peak RSS of each run (a forked child per run, so each
 // figure is that run's own) and the peak number of live frames.
 // On Google Benchmark: one benchmark per run, its time the child's CPU time
-// (manual time), the figures as counters; rubato's table follows Google
-// Benchmark's. --benchmark_out=FILE --benchmark_out_format=json writes the
+// (manual time), the figures as counters; rubato's table, from the same
+// figures, follows Google Benchmark's. --benchmark_out=FILE --benchmark_out_format=json writes the
 // JSON for tooling; --json prints only that JSON.
 //
 //   sim_bench [--quick] [--json] [Google Benchmark options]
@@ -113,12 +113,16 @@ struct Config {
   const char* policy;
 };
 
+// Each run's configuration and figures, in the order they ran, for rubato's table.
+std::vector<std::pair<Config, Figures>> g_measured;
+
 void register_config(const Config& c) {
   const std::string name = c.dag + "/workers:" + std::to_string(c.workers) + "/" + c.policy;
   benchmark::RegisterBenchmark(name.c_str(),
                                [c](benchmark::State& s) {
                                  for (auto _ : s) {
                                    const Figures f = measure(c.dag, c.workers, c.policy);
+                                   g_measured.emplace_back(c, f);
                                    s.SetIterationTime(f.seconds);
                                    using benchmark::Counter;
                                    s.counters["tasks"] = Counter(static_cast<double>(f.tasks));
@@ -133,21 +137,6 @@ void register_config(const Config& c) {
       ->UseManualTime()
       ->Unit(benchmark::kMillisecond);
 }
-
-// Google Benchmark's table, and each run's counters kept for rubato's own.
-class TableReporter : public benchmark::ConsoleReporter {
- public:
-  void ReportRuns(const std::vector<Run>& runs) override {
-    for (const Run& r : runs)
-      if (r.run_type == Run::RT_Iteration && !r.error_occurred) rows.push_back({r.run_name.function_name, r.counters});
-    ConsoleReporter::ReportRuns(runs);
-  }
-  struct Row {
-    std::string name;
-    benchmark::UserCounters counters;
-  };
-  std::vector<Row> rows;
-};
 
 }  // namespace
 
@@ -184,27 +173,16 @@ int main(int argc, char** argv) {
     benchmark::RunSpecifiedBenchmarks();
     return 0;
   }
-  TableReporter reporter;
-  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::RunSpecifiedBenchmarks();
   std::printf("\n%-32s %7s %-8s %10s %10s %12s %8s %9s %9s %9s\n", "dag", "workers", "policy", "tasks", "cpu_s",
               "Mevents/s", "ns/task", "sched_ev", "peak_fr", "rss_MB");
-  for (const auto& row : reporter.rows) {
-    auto at = [&](const char* key) {
-      const auto it = row.counters.find(key);
-      return it == row.counters.end() ? 0.0 : it->second.value;
-    };
-    // name: DAG/workers:N/POLICY
-    const auto w_at = row.name.rfind("/workers:");
-    const auto p_at = row.name.rfind('/');
-    const std::string dag = row.name.substr(0, w_at);
-    const std::string workers = row.name.substr(w_at + 9, p_at - w_at - 9);
-    const std::string policy = row.name.substr(p_at + 1);
-    const double seconds = at("host_s"), tasks = at("tasks"), events = at("engine_events");
-    const double mev = seconds > 0 ? events / seconds / 1e6 : 0;
-    const double ns_task = tasks > 0 ? seconds * 1e9 / tasks : 0;
-    std::printf("%-32s %7s %-8s %10.0f %10.3f %12.2f %8.1f %9.3g %9.0f %9.1f\n", dag.c_str(), workers.c_str(),
-                policy.c_str(), tasks, seconds, mev, ns_task, at("scheduler_events"), at("peak_live_frames"),
-                at("max_rss_kb") / 1024.0);
+  for (const auto& [c, f] : g_measured) {
+    const double mev = f.seconds > 0 ? static_cast<double>(f.engine_events) / f.seconds / 1e6 : 0;
+    const double ns_task = f.tasks ? f.seconds * 1e9 / static_cast<double>(f.tasks) : 0;
+    std::printf("%-32s %7zu %-8s %10llu %10.3f %12.2f %8.1f %9.3g %9llu %9.1f\n", c.dag.c_str(), c.workers, c.policy,
+                static_cast<unsigned long long>(f.tasks), f.seconds, mev, ns_task,
+                static_cast<double>(f.scheduler_events), static_cast<unsigned long long>(f.peak_frames),
+                static_cast<double>(f.max_rss_kb) / 1024.0);
   }
   benchmark::Shutdown();
   return 0;

@@ -51,14 +51,14 @@ struct Frontend {
   std::unique_ptr<std::atomic<bool>[]> in_arena;
   // Per worker, written by its own thread only (a task event may not touch a
   // shared counter): preload tasks started whose creation was not seen.
+  // Owner-only increments, as the engine's own slot counters (engine_detail::bump).
   struct alignas(kCacheLine) OwnCount {
     std::atomic<std::uint64_t> n{0};
-    void bump() noexcept { n.store(n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
   };
   std::unique_ptr<OwnCount[]> unseen_creations;
   std::uint64_t total_unseen_creations() const noexcept {
     std::uint64_t sum = 0;
-    for (std::size_t w = 0; w < max_workers; ++w) sum += unseen_creations[w].n.load(std::memory_order_relaxed);
+    for (std::size_t w = 0; w < max_workers; ++w) sum += engine_detail::get(unseen_creations[w].n);
     return sum;
   }
 };

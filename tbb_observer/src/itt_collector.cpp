@@ -132,7 +132,7 @@ __attribute__((visibility("default"))) void __itt_sync_acquired(void* object) {
     // one before it for this thread to run next (task bypass: it never entered
     // a queue). Counted as created by this thread and popped (and in the notes).
     creator = spawn_in_scope(*t);
-    t->frontend->unseen_creations[creator].bump();
+    rubato::engine_detail::bump(t->frontend->unseen_creations[creator].n);
   }
   IttFrame& f = s.frames[s.depth - 1];
   begin_running(*t, creator, t->scopes > 0, f.task);
