@@ -31,6 +31,16 @@ double mean_of(const std::vector<double>& v) {
   return v.empty() ? 0 : s / static_cast<double>(v.size());
 }
 
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+// Alternating fastest/slowest timing-loop windows that decide the latency method.
+constexpr int kLatencyProbePairs = 3;
+constexpr double kLatencyProbeWindowS = 0.1;
+
 double sd_of(const std::vector<double>& v) {
   if (v.size() < 2) return 0;
   const double m = mean_of(v);
@@ -193,8 +203,8 @@ std::string calibration_date() {
 double calibration_duration_s(const CalibrationOptions& o, std::size_t cpus, std::size_t freqs) {
   const double per_point = o.seconds + settle_of(o);
   // Per frequency: idle, compute and spin at k = 1..n; then the latency
-  // probes (two rate measurements, then each transition with a settle).
-  const double latency = 2 * 0.3 + 2.0 * o.latency_repeats * 0.15;
+  // probes (alternating rate measurements, then each transition with a settle).
+  const double latency = 2 * kLatencyProbePairs * (kLatencyProbeWindowS + 0.05) + 2.0 * o.latency_repeats * 0.15;
   return static_cast<double>(freqs) * static_cast<double>(1 + 2 * cpus) * per_point + latency;
 }
 
@@ -343,18 +353,24 @@ class Calibrator {
     const double fast = r_.freqs_hz.front(), slow = r_.freqs_hz.back();
     const int cpu = r_.cpus.front();
     load_.set(0, LoadKind::idle);
-    freq_.set(fast);
-    sleep_s(0.05);
-    r_.loop_rate_fast = loop_rate(cpu, 0.25);
-    freq_.set(slow);
-    sleep_s(0.05);
-    r_.loop_rate_slow = loop_rate(cpu, 0.25);
-    // Observable: the loop's speed ratio shows at least half the frequency ratio.
-    const double expected = fast / slow - 1, seen = r_.loop_rate_fast / r_.loop_rate_slow - 1;
-    const bool timing = fast > slow && r_.loop_rate_slow > 0 && seen >= 0.5 * expected;
+    std::vector<double> fast_rates, slow_rates;
+    for (int pair = 0; pair < kLatencyProbePairs; ++pair) {
+      freq_.set(fast);
+      sleep_s(0.05);
+      fast_rates.push_back(loop_rate(cpu, kLatencyProbeWindowS));
+      freq_.set(slow);
+      sleep_s(0.05);
+      slow_rates.push_back(loop_rate(cpu, kLatencyProbeWindowS));
+    }
+    const bool timing = loop_follows_frequency(fast_rates, slow_rates, fast, slow);
+    r_.loop_rate_fast = median_of(fast_rates);
+    r_.loop_rate_slow = median_of(slow_rates);
     r_.latency_method = timing ? "timing loop" : "scaling_cur_freq readback";
-    say("transition latency by " + r_.latency_method +
-        (timing ? "" : " (the timing loop runs at the same speed at every frequency here)"));
+    char rates[96];
+    std::snprintf(rates, sizeof rates, " (loop %.3g/s at the fastest, %.3g/s at the slowest)", r_.loop_rate_fast,
+                  r_.loop_rate_slow);
+    say("transition latency by " + r_.latency_method + rates +
+        (timing ? "" : ": the timing loop does not follow the frequency here"));
     for (int i = 0; i < o_.latency_repeats; ++i) {
       for (const bool down : {true, false}) {
         const double from = down ? fast : slow, to = down ? slow : fast;

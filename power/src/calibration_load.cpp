@@ -211,6 +211,16 @@ double loop_rate(int cpu, double seconds) {
   return rate;
 }
 
+bool loop_follows_frequency(const std::vector<double>& fast_rates, const std::vector<double>& slow_rates,
+                            double fast_hz, double slow_hz) {
+  if (!(fast_hz > slow_hz) || slow_hz <= 0 || fast_rates.empty() || fast_rates.size() != slow_rates.size())
+    return false;
+  const double expected = fast_hz / slow_hz - 1;
+  for (std::size_t i = 0; i < fast_rates.size(); ++i)
+    if (!(slow_rates[i] > 0) || fast_rates[i] / slow_rates[i] - 1 < 0.5 * expected) return false;
+  return true;
+}
+
 double timed_transition(int cpu, const std::function<bool()>& write, double from_rate, double to_rate,
                         double timeout_s) {
   double latency = -1;

@@ -60,5 +60,11 @@ double timed_transition(int cpu, const std::function<bool()>& write, double from
 // The timing loop's rate on `cpu` over `seconds` of wall time, in iterations per
 // second of the thread's CPU time (immune to preemption, not to frequency).
 double loop_rate(int cpu, double seconds);
+// Whether the timing loop follows the frequency: in every alternating pair of
+// windows (at `fast_hz`, then at `slow_hz`) the loop ran at least half the
+// frequency ratio faster. One pair is not enough on a shared host, where a
+// window can run 1.5x slower than the next with the speed unchanged.
+bool loop_follows_frequency(const std::vector<double>& fast_rates, const std::vector<double>& slow_rates,
+                            double fast_hz, double slow_hz);
 
 }  // namespace rubato
