@@ -32,24 +32,6 @@
 namespace rubato::tbb::detail {
 namespace {
 
-// Deeper nesting is not observed (counted): 256 frames are 12 KiB of TLS per thread.
-constexpr std::uint32_t kMaxFrames = 256;
-
-struct IttFrame {
-  std::uint64_t generation;  // of the front-end the task was begun under; kNoGeneration: none
-  std::uintptr_t stack;      // where oneTBB's dispatch loop called callee_enter
-  running_task task;
-};
-
-struct IttThread {
-  std::uint32_t depth = 0;   // callee_enter minus callee_leave
-  bool expect_task = false;  // a callee_enter was the last ITT call
-  std::uint64_t enters = 0;
-  IttFrame frames[kMaxFrames];
-};
-
-constinit thread_local IttThread t_itt{};
-
 // A task that throws leaves oneTBB's dispatch loop without its callee_leave
 // (the exception is caught around the loop, task_dispatcher.h). Its frame is
 // found later by its stack position: a dispatch loop calls callee_enter for
@@ -60,18 +42,12 @@ constinit thread_local IttThread t_itt{};
 // loop nests inside less.
 constexpr std::uintptr_t kSameLoop = 64;
 
-void end_frame(IttThread& s) noexcept {
+[[gnu::always_inline]] inline void end_frame(IttThread& s) noexcept {
   const std::uint32_t d = s.depth--;
   if (d > kMaxFrames) return;
   IttFrame& f = s.frames[d - 1];
   if (f.generation != kNoGeneration && f.generation == g_itt_generation.load(std::memory_order_relaxed)) [[likely]]
     end_running(t_record, f.task);
-}
-
-// Ends the recorded frames below `bound` (deeper on the stack).
-[[gnu::always_inline]] inline void end_abandoned(IttThread& s, std::uintptr_t bound) noexcept {
-  while (s.depth > 0 && s.depth <= kMaxFrames && s.frames[s.depth - 1].stack < bound) [[unlikely]]
-    end_frame(s);
 }
 
 // A hook's own frame address: the caller's stack pointer at the call less the
@@ -90,7 +66,6 @@ std::atomic<bool> g_probe_seen{false};
 
 using rubato::tbb::detail::g_probe;
 using rubato::tbb::detail::g_probe_seen;
-using rubato::tbb::detail::t_itt;
 
 extern "C" {
 
@@ -103,7 +78,11 @@ __attribute__((visibility("default"))) void __itt_stack_callee_enter(void* /*cal
   const std::uintptr_t here = RUBATO_STACK_HERE();
   end_abandoned(s, here + kSameLoop);
   ++s.enters;
-  if (s.depth < kMaxFrames) s.frames[s.depth] = IttFrame{kNoGeneration, here, {}};
+  if (s.depth < kMaxFrames) {  // the task's part is set when it starts (sync_acquired)
+    IttFrame& f = s.frames[s.depth];
+    f.generation = kNoGeneration;
+    f.stack = here;
+  }
   ++s.depth;
   s.expect_task = true;
 }
@@ -153,8 +132,9 @@ __attribute__((visibility("default"))) void __itt_stack_callee_leave(void* /*cal
 
 namespace rubato::tbb::detail {
 
-void end_tasks_abandoned_below(const void* stack) noexcept {
-  end_abandoned(t_itt, reinterpret_cast<std::uintptr_t>(stack));
+void end_frames_below(IttThread& s, std::uintptr_t bound) noexcept {
+  do end_frame(s);
+  while (s.depth > 0 && s.depth <= kMaxFrames && s.frames[s.depth - 1].stack < bound);
 }
 
 namespace {

@@ -77,23 +77,53 @@ inline constexpr std::uint64_t kCreatorMark = 0x52554241ull << 32;  // "RUBA"
     write_creator(task, spawn_in_scope(*t));
 }
 
-// Ends the tasks that started deeper on this thread's stack than `stack` and
-// left by an exception (itt_collector.cpp).
-void end_tasks_abandoned_below(const void* stack) noexcept;
+// The ITT collector's per-thread stack of the tasks a thread runs
+// (itt_collector.cpp), here so that a wait's check for abandoned ones inlines.
+// Deeper nesting is not observed (counted): 256 frames are 12 KiB of TLS per thread.
+constexpr std::uint32_t kMaxFrames = 256;
+
+struct IttFrame {
+  std::uint64_t generation;  // of the front-end the task was begun under; kNoGeneration: none
+  std::uintptr_t stack;      // where oneTBB's dispatch loop called callee_enter
+  running_task task;
+};
+
+struct IttThread {
+  std::uint32_t depth = 0;   // callee_enter minus callee_leave
+  bool expect_task = false;  // a callee_enter was the last ITT call
+  std::uint64_t enters = 0;
+  IttFrame frames[kMaxFrames];
+};
+
+inline constinit thread_local IttThread t_itt{};
+
+// Ends the recorded frames deeper on the stack than `bound` (at least one).
+[[gnu::noinline]] void end_frames_below(IttThread& s, std::uintptr_t bound) noexcept;
+
+// Ends the tasks that started deeper on this thread's stack than `bound` and
+// left by an exception (itt_collector.cpp): the check inline, the rare work
+// out of line.
+[[gnu::always_inline]] inline void end_abandoned(IttThread& s, std::uintptr_t bound) noexcept {
+  if (s.depth > 0 && s.depth <= kMaxFrames && s.frames[s.depth - 1].stack < bound) [[unlikely]]
+    end_frames_below(s, bound);
+}
 
 // Around a blocking wait (r1::wait, r1::execute_and_wait): as wait_scope.
 class itt_wait_scope {
  public:
-  itt_wait_scope() noexcept {
+  // always_inline: the interposers are the only callers, and a call here
+  // costs as much as the events themselves.
+  [[gnu::always_inline]] itt_wait_scope() noexcept {
     if ((t_ = itt_record())) {
       begin_waiting(*t_, waiting_);
       generation_ = t_->generation;
     }
   }
-  ~itt_wait_scope() {
+  [[gnu::always_inline]] ~itt_wait_scope() {
     // Tasks of this wait that threw (itt_collector.cpp). A frame address, not
-    // `this`: ASan may keep locals on a fake stack elsewhere in memory.
-    end_tasks_abandoned_below(__builtin_frame_address(0));
+    // `this`: ASan may keep locals on a fake stack elsewhere in memory. Inlined,
+    // it is the interposer's frame: every task of this wait ran deeper.
+    end_abandoned(t_itt, reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)));
     if (t_ && generation_ == g_itt_generation.load(std::memory_order_relaxed)) end_waiting(*t_, waiting_);
   }
   itt_wait_scope(const itt_wait_scope&) = delete;
