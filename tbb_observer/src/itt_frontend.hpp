@@ -80,7 +80,7 @@ inline constexpr std::uint64_t kCreatorMark = 0x52554241ull << 32;  // "RUBA"
 // The ITT collector's per-thread stack of the tasks a thread runs
 // (itt_collector.cpp), here so that a wait's check for abandoned ones inlines.
 // Deeper nesting is not observed (counted): 256 frames are 12 KiB of TLS per thread.
-constexpr std::uint32_t kMaxFrames = 256;
+inline constexpr std::uint32_t kMaxFrames = 256;
 
 struct IttFrame {
   std::uint64_t generation;  // of the front-end the task was begun under; kNoGeneration: none
