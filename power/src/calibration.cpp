@@ -15,6 +15,7 @@
 
 #include "rubato/power/powercap_meter.hpp"
 #include "rubato/power/sysfs_frequency.hpp"
+#include "sample_median.hpp"
 
 namespace rubato {
 namespace {
@@ -29,12 +30,6 @@ double mean_of(const std::vector<double>& v) {
   double s = 0;
   for (double x : v) s += x;
   return v.empty() ? 0 : s / static_cast<double>(v.size());
-}
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-  return v[v.size() / 2];
 }
 
 // Alternating fastest/slowest timing-loop windows that decide the latency method.

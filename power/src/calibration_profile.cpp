@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "rubato/power/calibration.hpp"
+#include "sample_median.hpp"
 
 namespace rubato {
 namespace {
@@ -58,9 +59,7 @@ std::string calibration_profile_json(const CalibrationResult& r, const std::stri
   std::vector<double> seen;
   for (const auto& t : r.transitions)
     if (t.seconds >= 0) seen.push_back(t.seconds);
-  std::sort(seen.begin(), seen.end());
-  const double median = seen.empty() ? 0 : seen[seen.size() / 2];
-  j["transition_latency_s"] = std::min(1.0, median);
+  j["transition_latency_s"] = std::min(1.0, median_of(seen));
   j["active_cores_power_w"] = json::array();
   j["memory_accesses_per_s"] = 0;
 

@@ -11,6 +11,7 @@
 #include "rubato/core/clock.hpp"
 #include "rubato/core/engine.hpp"
 #include "rubato/power/emulated_frequency.hpp"
+#include "sample_median.hpp"
 
 namespace rubato {
 namespace {
@@ -34,11 +35,6 @@ double thread_cpu_s() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 // One repetition: `segments` task segments on each of `threads` workers of an
@@ -106,11 +102,11 @@ SlowdownMeasurement measure_emulated_slowdown(double hz, double max_hz, double b
   }
   SlowdownMeasurement m;
   m.requested = 1.0 + beta * (max_hz / hz - 1.0);
-  m.reference_s = median(reference);
-  m.emulated_s = median(emulated);
+  m.reference_s = median_of(reference);
+  m.emulated_s = median_of(emulated);
   m.achieved_total = m.emulated_s / m.reference_s;
-  m.achieved = median(emulated_segments) / median(reference_segments);
-  m.achieved_cpu = median(emulated_cpu) / median(reference_cpu);
+  m.achieved = median_of(emulated_segments) / median_of(reference_segments);
+  m.achieved_cpu = median_of(emulated_cpu) / median_of(reference_cpu);
   return m;
 }
 
