@@ -20,7 +20,7 @@
 #include <tuple>
 #include <vector>
 
-#include "rubato/core/engine.hpp"
+#include "rubato/core/tempo/engine.hpp"
 
 using namespace rubato;
 

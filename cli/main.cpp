@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "args.hpp"
-#include "commands.hpp"
+#include "commands/args.hpp"
+#include "commands/commands.hpp"
 #include "rubato/core/version.hpp"
 
 namespace {

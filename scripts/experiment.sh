@@ -57,7 +57,7 @@ targets=(rubato rubato_ompt)
 for k in "${kernels[@]}"; do targets+=("${k%%=*}_omp"); done
 cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target "${targets[@]}" >/dev/null
 rubato=$build/cli/rubato
-tool=$build/ompt_plugin/librubato_ompt.so
+tool=$build/frontends/ompt/librubato_ompt.so
 
 chosen=$("$rubato" info 2>/dev/null | sed -n 's/^  -> //p' | head -1)
 if [ "$backend" = auto ]; then

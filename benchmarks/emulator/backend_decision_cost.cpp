@@ -11,8 +11,8 @@
 #include <cstdlib>
 
 #include "fake_sysfs.hpp"
-#include "rubato/power/dry_run_frequency.hpp"
-#include "rubato/power/sysfs_frequency.hpp"
+#include "rubato/power/frequency/dry_run_frequency.hpp"
+#include "rubato/power/frequency/sysfs_frequency.hpp"
 
 using namespace rubato;
 

@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <initializer_list>
 
-#include "rubato/power/emulator_accuracy.hpp"
+#include "rubato/power/emulator/emulator_accuracy.hpp"
 
 int main(int argc, char** argv) {
   const double fmax = (argc > 1 ? std::atof(argv[1]) : 2.4) * 1e9;

@@ -21,7 +21,7 @@ fib=$build/benchmarks/ompt_overhead/ompt_overhead_fib_tasks
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # Without debug information callgrind attributes by symbol only, and quickly.
-cp "$build/ompt_plugin/librubato_ompt.so" "$tmp/tool.so"
+cp "$build/frontends/ompt/librubato_ompt.so" "$tmp/tool.so"
 strip --strip-debug "$tmp/tool.so"
 
 tool_instructions() {  # n: instructions in tool.so's own functions for fib(n)

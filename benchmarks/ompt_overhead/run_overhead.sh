@@ -11,7 +11,7 @@ set -euo pipefail
 build=${1:?usage: run_overhead.sh <build dir> [runs]}
 runs=${2:-7}
 bench=$build/benchmarks/ompt_overhead
-tool=$build/ompt_plugin/librubato_ompt.so
+tool=$build/frontends/ompt/librubato_ompt.so
 null=$bench/libompt_null_tool.so
 floor=$bench/libompt_floor_tool.so
 tmp=$(mktemp -d)

@@ -24,7 +24,7 @@ build=${1:-build/default}
 out=${2:-$build/factor-sweep}
 trials=${TRIALS:-5}
 rubato=$build/cli/rubato
-tool=$build/ompt_plugin/librubato_ompt.so
+tool=$build/frontends/ompt/librubato_ompt.so
 for f in "$rubato" "$tool"; do [ -e "$f" ] || { echo "factor_sweep: $f not built" >&2; exit 1; }; done
 rm -rf "$out/runs"
 mkdir -p "$out/runs" "$out/traces" "$out/whatif"

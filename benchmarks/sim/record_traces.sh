@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build/default}
 out=${2:-$build/sim-traces}
-tool=$build/ompt_plugin/librubato_ompt.so
+tool=$build/frontends/ompt/librubato_ompt.so
 [ -f "$tool" ] || { echo "record_traces: $tool not built" >&2; exit 1; }
 mkdir -p "$out"
 

@@ -1,7 +1,7 @@
 // Busy, idle and halted time of every simulated core at every frequency it ran
 // at, in integer nanoseconds (exact and order-independent; the energy is
 // computed from these once, at the end), and how long each number of cores was
-// busy at once (seed 001 Eq. 13's power depends on that count).
+// busy at once ([EFS] Eq. 13's power depends on that count).
 #pragma once
 
 #include <cstdint>

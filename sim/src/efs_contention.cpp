@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "rubato/core/efs_model.hpp"
+#include "rubato/core/efs/efs_model.hpp"
 
 namespace rubato::sim {
 

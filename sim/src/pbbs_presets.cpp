@@ -1,4 +1,4 @@
-// PBBS-shaped DAG mixes for the five kernels of seed 000 §4.1 (KNN, Ray, Sort,
+// PBBS-shaped DAG mixes for the five kernels of [HERMES] §4.1 (KNN, Ray, Sort,
 // Compare, Hull). Hand-written from the structure of the PBBS algorithms, NOT
 // calibrated against traces: the phases, their parallelism and their
 // memory-boundedness follow the algorithm; the sizes are scaled so one

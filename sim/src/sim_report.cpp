@@ -84,7 +84,7 @@ Report make_report(const Simulation& sim, const std::string& workload, const std
   rep.external["sim.peak_live_frames"] = static_cast<double>(r.peak_live_frames);
   rep.external["sim.core_energy_j"] = r.core_energy_j;
   rep.external["sim.uncore_energy_j"] = r.uncore_energy_j;
-  if (r.eq13_energy_j >= 0) rep.external["sim.eq13_energy_j"] = r.eq13_energy_j;  // seed 001 Eq. 13, system power
+  if (r.eq13_energy_j >= 0) rep.external["sim.eq13_energy_j"] = r.eq13_energy_j;  // [EFS] Eq. 13, system power
   for (std::size_t n = 0; n < r.busy_count_ns.size(); ++n)
     if (r.busy_count_ns[n])
       rep.external["sim.busy_cores_" + std::to_string(n) + "_s"] = static_cast<double>(r.busy_count_ns[n]) * 1e-9;

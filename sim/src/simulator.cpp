@@ -10,12 +10,12 @@
 #include "event_queue.hpp"
 #include "frame_pool.hpp"
 #include "rng.hpp"
-#include "rubato/core/clock.hpp"
-#include "rubato/core/counter_sample.hpp"
-#include "rubato/core/efs_controller.hpp"
-#include "rubato/core/efs_model.hpp"
-#include "rubato/power/power_model.hpp"
-#include "rubato/power/slack_setup.hpp"
+#include "rubato/core/base/clock.hpp"
+#include "rubato/core/counters/counter_sample.hpp"
+#include "rubato/core/efs/efs_controller.hpp"
+#include "rubato/core/efs/efs_model.hpp"
+#include "rubato/power/energy/power_model.hpp"
+#include "rubato/power/session/slack_setup.hpp"
 #include "work_deque.hpp"
 
 namespace rubato::sim {
@@ -210,7 +210,7 @@ Simulation::Impl::Impl(SimOptions o, const Program& p)
     const MachineProfile& pr = opt.profile;
     if (!(pr.memory_accesses_per_s > 0) || pr.active_cores_power_w.empty())
       throw std::invalid_argument(
-          "simulator: efs needs the profile's memory_accesses_per_s (µ, seed 001 Eq. 17) and "
+          "simulator: efs needs the profile's memory_accesses_per_s (µ, [EFS] Eq. 17) and "
           "active_cores_power_w (P0..Pn, Eq. 13); profile '" +
           pr.name + "' lacks them (i5-2500 has both)");
     if (!(opt.control_interval_s >= 1e-6))

@@ -1,5 +1,5 @@
 // A simulated worker's deque: the owner pushes and pops at the tail, thieves
-// take from the head (seed 000 §2, Fig. 2). A growable ring of frame pointers.
+// take from the head ([HERMES] §2, Fig. 2). A growable ring of frame pointers.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The command line (CLI11 under cli/args.cpp): every subcommand's --help lists
+// The command line (CLI11 under cli/commands/args.cpp): every subcommand's --help lists
 // each option of its table with its description, default and accepted values
 // under its section; parsing keeps rubato's syntax (--name value, --name=value,
 // -o, repeated options, "--"); errors name the option.
@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "args.hpp"
-#include "commands.hpp"
+#include "commands/args.hpp"
+#include "commands/commands.hpp"
 
 using namespace rubato::cli;
 

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "rubato/core/report.hpp"
+#include "rubato/core/io/report.hpp"
 
 namespace rubato::test {
 

@@ -3,10 +3,10 @@
 #include <cmath>
 
 #include "cli_test_support.hpp"
-#include "compare_output.hpp"
-#include "comparison.hpp"
-#include "run_index.hpp"
-#include "run_records.hpp"
+#include "render/compare_output.hpp"
+#include "analysis/comparison.hpp"
+#include "experiment/run_index.hpp"
+#include "analysis/run_records.hpp"
 
 using namespace rubato;
 using namespace rubato::cli;
@@ -285,7 +285,7 @@ TEST_CASE("Cli.RunIndex.NumberTooLargeIsAnErrorWithItsOffset", "[cli]") {
   CHECK(err.rfind("offset 37: not valid JSON", 0) == 0);
 }
 
-// issue 18 §1: the waiting figures of every worker, summed per trial and
+// Waiting (rubato's own, beyond the papers): the waiting figures of every worker, summed per trial and
 // averaged per policy, in the table, the CSV and the JSON.
 TEST_CASE("Cli.Compare.WaitingColumns", "[cli][compare][slack]") {
   ScratchDir d;

@@ -15,7 +15,7 @@
 #include <string>
 #include <thread>
 
-#include "rubato/core/report.hpp"
+#include "rubato/core/io/report.hpp"
 
 namespace {
 std::string env_or(const char* name, const char* fallback) {

@@ -1,15 +1,15 @@
-// `rubato run --launcher` (issue 20): the launch line each launcher gets, the
+// `rubato run --launcher`: the launch line each launcher gets, the
 // ranks it asks for, the index that records it, and how `rubato compare`
 // merges a trial's ranks node by node.
 #include <catch2/catch.hpp>
 
 #include "cli_test_support.hpp"
-#include "comparison.hpp"
-#include "compare_output.hpp"
-#include "launcher.hpp"
-#include "run_harvest.hpp"
-#include "run_index.hpp"
-#include "run_records.hpp"
+#include "analysis/comparison.hpp"
+#include "render/compare_output.hpp"
+#include "experiment/launcher.hpp"
+#include "experiment/run_harvest.hpp"
+#include "experiment/run_index.hpp"
+#include "analysis/run_records.hpp"
 
 using namespace rubato;
 using namespace rubato::cli;
@@ -193,7 +193,7 @@ TEST_CASE("Cli.Compare.MeasuredBesideModeledOncePerNode", "[cli][compare][launch
 
 TEST_CASE("Cli.Compare.OldModeledReportsStillMerge", "[cli][compare][launcher]") {
   ScratchDir d;
-  // Reports without the uncore part (before issue 20): summed whole, and said so.
+  // Reports without the uncore part (older rubato versions wrote none): summed whole, and said so.
   put_report(d, "a.json", modeled_rank("hermes", 0, 0, "n1", 2.0, 10, std::nullopt));
   put_report(d, "b.json", modeled_rank("hermes", 0, 1, "n1", 3.0, 11, std::nullopt));
   const Comparison c = compare_runs(load_run_records({d.str()}), {0, "hermes"});

@@ -3,8 +3,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "likwid_csv.hpp"
-#include "likwid_runner.hpp"
+#include "experiment/likwid_csv.hpp"
+#include "experiment/likwid_runner.hpp"
 
 using namespace rubato::cli;
 

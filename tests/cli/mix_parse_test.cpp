@@ -1,8 +1,8 @@
 // `rubato run --mix "progA; progB"`: how the programs are split.
 #include <catch2/catch.hpp>
 
-#include "args.hpp"
-#include "mix_runner.hpp"
+#include "commands/args.hpp"
+#include "experiment/mix_runner.hpp"
 
 using namespace rubato::cli;
 

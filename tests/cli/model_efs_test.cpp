@@ -1,4 +1,4 @@
-// `rubato model efs`: the what-if command over seed 001's model.
+// `rubato model efs`: the what-if command over [EFS]'s model.
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
@@ -12,10 +12,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "args.hpp"
+#include "commands/args.hpp"
 #include "cli_test_support.hpp"
-#include "commands.hpp"
-#include "rubato/core/efs_admission.hpp"
+#include "commands/commands.hpp"
+#include "rubato/core/efs/efs_admission.hpp"
 
 namespace {
 

@@ -5,9 +5,9 @@
 #include <sstream>
 
 #include "cli_test_support.hpp"
-#include "commands.hpp"
-#include "report_figures.hpp"
-#include "rubato/core/trace.hpp"
+#include "commands/commands.hpp"
+#include "render/report_figures.hpp"
+#include "rubato/core/io/trace.hpp"
 
 using namespace rubato;
 using namespace rubato::cli;

@@ -5,10 +5,10 @@
 #include <map>
 
 #include "cli_test_support.hpp"
-#include "process.hpp"
-#include "progress.hpp"
-#include "run_plan.hpp"
-#include "tool_locator.hpp"
+#include "experiment/process.hpp"
+#include "experiment/progress.hpp"
+#include "experiment/run_plan.hpp"
+#include "experiment/tool_locator.hpp"
 
 using namespace rubato::cli;
 
@@ -88,7 +88,7 @@ TEST_CASE("Cli.Run.ChildExitStatusTimeoutAndStartFailure", "[cli][run]") {
 TEST_CASE("Cli.Run.ToolCandidatesNextToTheBinary", "[cli][run]") {
   const auto c = ompt_tool_candidates("/opt/rubato/bin");
   REQUIRE(c.size() >= 2);
-  CHECK(c[0] == "/opt/rubato/ompt_plugin/librubato_ompt.so");  // build tree layout
+  CHECK(c[0] == "/opt/rubato/frontends/ompt/librubato_ompt.so");  // build tree layout
   CHECK(std::find(c.begin(), c.end(), "/opt/rubato/lib/librubato_ompt.so") != c.end());
   rubato::test::ScratchDir d;
   std::filesystem::create_directories(d.path() / "bin");

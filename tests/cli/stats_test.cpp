@@ -3,7 +3,7 @@
 #include <cmath>
 #include <vector>
 
-#include "stats.hpp"
+#include "analysis/stats.hpp"
 
 using namespace rubato::cli;
 

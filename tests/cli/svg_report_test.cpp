@@ -3,10 +3,10 @@
 #include <cmath>
 
 #include "cli_test_support.hpp"
-#include "comparison.hpp"
-#include "report_figures.hpp"
-#include "report_page.hpp"
-#include "svg.hpp"
+#include "analysis/comparison.hpp"
+#include "render/report_figures.hpp"
+#include "render/report_page.hpp"
+#include "render/svg.hpp"
 
 using namespace rubato;
 using namespace rubato::cli;

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "rubato/core/affinity_controller.hpp"
-#include "rubato/core/counter_series.hpp"
+#include "rubato/core/affinity/affinity_controller.hpp"
+#include "rubato/core/counters/counter_series.hpp"
 
 using namespace rubato;
 using namespace rubato::affinity;

@@ -3,8 +3,8 @@
 
 #include <vector>
 
-#include "rubato/core/affinity_history.hpp"
-#include "rubato/core/affinity_metrics.hpp"
+#include "rubato/core/affinity/affinity_history.hpp"
+#include "rubato/core/affinity/affinity_metrics.hpp"
 
 using namespace rubato::affinity;
 

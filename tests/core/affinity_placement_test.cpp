@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "rubato/core/affinity_placement.hpp"
+#include "rubato/core/affinity/affinity_placement.hpp"
 
 using namespace rubato::affinity;
 

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <thread>
 
-#include "rubato/core/clock.hpp"
+#include "rubato/core/base/clock.hpp"
 
 using namespace rubato;
 

@@ -1,7 +1,7 @@
 // issue 18 §2: the cost guard's arithmetic against hand-computed cases.
 #include <catch2/catch.hpp>
 
-#include "rubato/core/cost_guard.hpp"
+#include "rubato/core/tempo/cost_guard.hpp"
 
 using namespace rubato;
 

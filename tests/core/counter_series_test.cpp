@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "rubato/core/counter_series.hpp"
+#include "rubato/core/counters/counter_series.hpp"
 
 using namespace rubato::counters;
 

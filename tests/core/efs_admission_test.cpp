@@ -4,7 +4,7 @@
 #include <random>
 #include <vector>
 
-#include "rubato/core/efs_admission.hpp"
+#include "rubato/core/efs/efs_admission.hpp"
 
 using namespace rubato::efs;
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "rubato/core/counter_series.hpp"
-#include "rubato/core/efs_controller.hpp"
+#include "rubato/core/counters/counter_series.hpp"
+#include "rubato/core/efs/efs_controller.hpp"
 
 using namespace rubato;
 using namespace rubato::efs;

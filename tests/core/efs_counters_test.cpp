@@ -3,9 +3,9 @@
 
 #include <cmath>
 
-#include "rubato/core/efs_counters.hpp"
-#include "rubato/core/efs_model.hpp"
-#include "rubato/core/efs_predictor.hpp"
+#include "rubato/core/efs/efs_counters.hpp"
+#include "rubato/core/efs/efs_model.hpp"
+#include "rubato/core/efs/efs_predictor.hpp"
 
 using namespace rubato::efs;
 

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "rubato/core/efs_model.hpp"
+#include "rubato/core/efs/efs_model.hpp"
 
 using namespace rubato::efs;
 

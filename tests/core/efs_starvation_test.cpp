@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "rubato/core/efs_starvation.hpp"
+#include "rubato/core/efs/efs_starvation.hpp"
 
 using namespace rubato::efs;
 

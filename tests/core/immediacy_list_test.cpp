@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "rubato/core/immediacy_list.hpp"
+#include "rubato/core/tempo/immediacy_list.hpp"
 
 using rubato::ImmediacyList;
 using rubato::kNoWorker;

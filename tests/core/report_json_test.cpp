@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "engine_fixture.hpp"
-#include "rubato/core/report.hpp"
+#include "rubato/core/io/report.hpp"
 
 using namespace rubato;
 

@@ -3,8 +3,9 @@
 #include <cstdio>
 #include <fstream>
 
-#include "rubato/core/config_table.hpp"
-#include "rubato/core/settings.hpp"
+#include "rubato/core/config/config_table.hpp"
+#include "rubato/core/config/settings.hpp"
+#include "temp_dir.hpp"
 
 using namespace rubato;
 
@@ -77,7 +78,8 @@ TEST_CASE("Settings.Env.UnknownVariableNamed", "[core][config]") {
 }
 
 TEST_CASE("Settings.File.KeysCommentsAndEnvironmentWins", "[core][config]") {
-  const std::string path = "settings_test_config.txt";
+  const test::TempDir tmp;
+  const std::string path = tmp.file("config.txt");
   {
     std::ofstream out(path);
     out << "# rubato config\npolicy = workpath\nthresholds = 4   # K\n\nbogus = 1\nno equals sign\nfreqs = 3GHz,2GHz\n";

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "rubato/core/tempo_ladder.hpp"
+#include "rubato/core/tempo/tempo_ladder.hpp"
 
 using rubato::TempoLadder;
 

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "rubato/core/trace.hpp"
+#include "rubato/core/io/trace.hpp"
 
 using namespace rubato;
 

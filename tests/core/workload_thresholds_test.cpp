@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "rubato/core/workload_thresholds.hpp"
+#include "rubato/core/tempo/workload_thresholds.hpp"
 
 using namespace rubato;
 

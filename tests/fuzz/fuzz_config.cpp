@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "fuzz_check.hpp"
-#include "rubato/core/settings.hpp"
+#include "rubato/core/config/settings.hpp"
 
 using namespace rubato;
 

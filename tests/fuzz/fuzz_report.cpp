@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "fuzz_check.hpp"
-#include "rubato/core/report.hpp"
+#include "rubato/core/io/report.hpp"
 
 using namespace rubato;
 

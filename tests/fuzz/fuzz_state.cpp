@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "fuzz_check.hpp"
-#include "rubato/power/state_file.hpp"
+#include "rubato/power/state/state_file.hpp"
 
 using namespace rubato;
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "fuzz_check.hpp"
-#include "rubato/core/trace.hpp"
+#include "rubato/core/io/trace.hpp"
 
 using namespace rubato;
 

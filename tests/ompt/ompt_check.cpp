@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "rubato/core/report.hpp"
-#include "rubato/core/trace.hpp"
+#include "rubato/core/io/report.hpp"
+#include "rubato/core/io/trace.hpp"
 
 namespace {
 

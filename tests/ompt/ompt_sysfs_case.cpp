@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "../power/fake_sysfs.hpp"
-#include "rubato/core/report.hpp"
+#include "rubato/core/io/report.hpp"
 
 extern "C" char** environ;
 

@@ -6,9 +6,9 @@
 #include <filesystem>
 
 #include "engine_fixture.hpp"
-#include "rubato/core/settings.hpp"
-#include "rubato/core/trace.hpp"
-#include "rubato/power/session.hpp"
+#include "rubato/core/config/settings.hpp"
+#include "rubato/core/io/trace.hpp"
+#include "rubato/power/session/session.hpp"
 #include "task_event_mapper.hpp"
 
 using namespace rubato;

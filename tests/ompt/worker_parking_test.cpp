@@ -1,4 +1,4 @@
-// The OpenMP actuator of efs (ompt_plugin/src/worker_parking.hpp): a worker
+// The OpenMP actuator of efs (frontends/ompt/src/worker_parking.hpp): a worker
 // asked to park sleeps until the controller lets it go, the bound runs out or
 // everything is released — and waits each request out once.
 #include <catch2/catch.hpp>

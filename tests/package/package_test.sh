@@ -23,4 +23,4 @@ if [ -x "$work/build/consumer_tbb" ]; then "$work/build/consumer_tbb"; fi
 # The installed pieces a user expects are there.
 test -x "$work/prefix/bin/rubato"
 "$work/prefix/bin/rubato" --version
-if [ -f "$build_dir/ompt_plugin/librubato_ompt.so" ]; then test -f "$work/prefix/lib/librubato_ompt.so"; fi
+if [ -f "$build_dir/frontends/ompt/librubato_ompt.so" ]; then test -f "$work/prefix/lib/librubato_ompt.so"; fi

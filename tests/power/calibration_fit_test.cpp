@@ -4,7 +4,7 @@
 #include <cmath>
 #include <vector>
 
-#include "rubato/power/calibration_fit.hpp"
+#include "rubato/power/calibrate/calibration_fit.hpp"
 
 using rubato::FitPoint;
 using rubato::SharedInterceptFit;

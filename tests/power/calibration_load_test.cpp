@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "rubato/power/calibration_load.hpp"
+#include "rubato/power/calibrate/calibration_load.hpp"
 
 using rubato::loop_follows_frequency;
 

@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "rubato/power/controller_host.hpp"
+#include "rubato/power/session/controller_host.hpp"
 
 using namespace rubato;
 

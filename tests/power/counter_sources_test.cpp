@@ -16,7 +16,7 @@
 #include <string>
 #include <thread>
 
-#include "rubato/power/counter_source.hpp"
+#include "rubato/power/counters/counter_source.hpp"
 
 using namespace rubato;
 using counters::Metric;

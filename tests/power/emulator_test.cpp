@@ -5,10 +5,10 @@
 #include <cmath>
 #include <thread>
 
-#include "rubato/core/clock.hpp"
-#include "rubato/core/engine.hpp"
-#include "rubato/power/emulated_frequency.hpp"
-#include "rubato/power/emulator_accuracy.hpp"
+#include "rubato/core/base/clock.hpp"
+#include "rubato/core/tempo/engine.hpp"
+#include "rubato/power/emulator/emulated_frequency.hpp"
+#include "rubato/power/emulator/emulator_accuracy.hpp"
 
 using namespace rubato;
 

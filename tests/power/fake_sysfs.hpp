@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "../support/temp_dir.hpp"
+
 namespace rubato::test {
 
 class FakeSysfs {
@@ -103,23 +105,6 @@ class FakeSysfs {
 
  private:
   std::string root_;
-};
-
-// A private temporary directory (0700) for state files and reports.
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/rubato-test-XXXXXX";
-    path_ = ::mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
 };
 
 }  // namespace rubato::test

@@ -12,7 +12,7 @@
 #include <string>
 #include <thread>
 
-#include "rubato/power/process_throttle.hpp"
+#include "rubato/power/os/process_throttle.hpp"
 
 using namespace rubato;
 

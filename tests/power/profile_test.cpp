@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "rubato/power/power_model.hpp"
-#include "rubato/power/profile.hpp"
+#include "rubato/power/energy/power_model.hpp"
+#include "rubato/power/machine/profile.hpp"
 
 using namespace rubato;
 

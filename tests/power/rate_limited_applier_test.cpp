@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 #include <vector>
 
-#include "rubato/power/rate_limited_applier.hpp"
+#include "rubato/power/frequency/rate_limited_applier.hpp"
 
 using namespace rubato;
 

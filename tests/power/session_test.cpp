@@ -2,7 +2,7 @@
 #include <fstream>
 
 #include "fake_sysfs.hpp"
-#include "rubato/power/session.hpp"
+#include "rubato/power/session/session.hpp"
 
 using namespace rubato;
 

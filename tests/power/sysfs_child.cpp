@@ -14,7 +14,7 @@
 #include <string>
 #include <thread>
 
-#include "rubato/power/session.hpp"
+#include "rubato/power/session/session.hpp"
 
 extern char** environ;
 

@@ -10,10 +10,10 @@
 
 #include "child_process.hpp"
 #include "fake_sysfs.hpp"
-#include "rubato/power/restore_saved_state.hpp"
-#include "rubato/power/session.hpp"
-#include "rubato/power/state_file.hpp"
-#include "rubato/power/sysfs_frequency.hpp"
+#include "rubato/power/state/restore_saved_state.hpp"
+#include "rubato/power/session/session.hpp"
+#include "rubato/power/state/state_file.hpp"
+#include "rubato/power/frequency/sysfs_frequency.hpp"
 
 using namespace rubato;
 

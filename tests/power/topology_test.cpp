@@ -5,8 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include "fake_sysfs.hpp"
-#include "rubato/power/powercap_meter.hpp"
-#include "rubato/power/topology.hpp"
+#include "rubato/power/energy/powercap_meter.hpp"
+#include "rubato/power/machine/topology.hpp"
 
 using namespace rubato;
 

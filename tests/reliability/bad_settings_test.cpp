@@ -14,8 +14,8 @@
 
 #include "fake_sysfs.hpp"
 #include "reliability_paths.hpp"
-#include "rubato/core/config_table.hpp"
-#include "rubato/core/settings.hpp"
+#include "rubato/core/config/config_table.hpp"
+#include "rubato/core/config/settings.hpp"
 #include "run_program.hpp"
 
 using namespace rubato;

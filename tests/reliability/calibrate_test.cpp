@@ -13,7 +13,7 @@
 
 #include "fake_sysfs.hpp"
 #include "reliability_paths.hpp"
-#include "rubato/power/profile.hpp"
+#include "rubato/power/machine/profile.hpp"
 #include "run_program.hpp"
 
 namespace {

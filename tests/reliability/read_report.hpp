@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "rubato/core/report.hpp"
+#include "rubato/core/io/report.hpp"
 #include "run_program.hpp"
 
 namespace rubato::test {

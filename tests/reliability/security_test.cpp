@@ -14,8 +14,8 @@
 
 #include "fake_sysfs.hpp"
 #include "reliability_paths.hpp"
-#include "rubato/power/session.hpp"
-#include "rubato/power/state_file.hpp"
+#include "rubato/power/session/session.hpp"
+#include "rubato/power/state/state_file.hpp"
 #include "run_program.hpp"
 
 using namespace rubato;

@@ -6,8 +6,8 @@
 #include <numeric>
 #include <string>
 
-#include "rubato/core/efs_model.hpp"
-#include "rubato/core/tempo_ladder.hpp"
+#include "rubato/core/efs/efs_model.hpp"
+#include "rubato/core/tempo/tempo_ladder.hpp"
 #include "rubato/sim/efs_contention.hpp"
 #include "rubato/sim/sim_report.hpp"
 #include "sim_fixture.hpp"

@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "rubato/core/report.hpp"
-#include "rubato/core/trace.hpp"
+#include "rubato/core/io/report.hpp"
+#include "rubato/core/io/trace.hpp"
 #include "rubato/sim/simulator.hpp"
 #include "rubato/sim/trace_replay.hpp"
 

@@ -2,7 +2,7 @@
 // and the same bytes for the same seed.
 #include <catch2/catch.hpp>
 
-#include "rubato/core/report.hpp"
+#include "rubato/core/io/report.hpp"
 #include "rubato/sim/sim_report.hpp"
 #include "sim_fixture.hpp"
 

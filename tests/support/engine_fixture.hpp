@@ -5,8 +5,8 @@
 #include <memory>
 #include <vector>
 
-#include "rubato/core/clock.hpp"
-#include "rubato/core/engine.hpp"
+#include "rubato/core/base/clock.hpp"
+#include "rubato/core/tempo/engine.hpp"
 
 namespace rubato::test {
 

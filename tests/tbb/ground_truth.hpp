@@ -17,8 +17,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "rubato/core/report.hpp"
-#include "rubato/core/settings.hpp"
+#include "rubato/core/io/report.hpp"
+#include "rubato/core/config/settings.hpp"
 #include "rubato/tbb/observer.hpp"
 
 namespace rubato::test {

@@ -13,8 +13,9 @@
 
 #include "fib.hpp"
 #include "ground_truth.hpp"
-#include "rubato/power/thread_binding.hpp"
+#include "rubato/power/os/thread_binding.hpp"
 #include "rubato/tbb.hpp"
+#include "temp_dir.hpp"
 
 // oneTBB frees an observer's proxy only when no thread's "last observer"
 // refers to it; the main thread's never lets go before exit. Not rubato's.
@@ -91,8 +92,8 @@ TEST_CASE("Tbb.Observer.ReentryIsIdempotent", "[tbb]") {
 }
 
 TEST_CASE("Tbb.Observer.ReportIsWrittenAtDestruction", "[tbb]") {
-  const std::string path = "tbb_observer_test_report.json";
-  std::remove(path.c_str());
+  const rubato::test::TempDir tmp;
+  const std::string path = tmp.file("report.json");
   {
     rubato::tbb::observer obs({{"RUBATO_REPORT", path}, {"RUBATO_BACKEND", "dry-run"}, {"RUBATO_LOG", "error"}});
     REQUIRE(obs.active());

@@ -11,25 +11,18 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
+#include <vector>
 
+#include "child_process.hpp"
 #include "ground_truth.hpp"
-#include "rubato/core/report.hpp"
+#include "rubato/core/io/report.hpp"
+#include "temp_dir.hpp"
 
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-int run(const std::string& command) {
-  const int status = std::system(command.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+namespace test = rubato::test;
+using test::read_file;
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
@@ -37,19 +30,36 @@ int run(const std::string& command) {
 #endif
 #endif
 
-// In sanitizer builds the preload is instrumented and needs the program's
-// runtime; the sanitizer's symbolizer, a child process, inherits LD_PRELOAD
-// and cannot start. Reports there stay unsymbolized (module + offset, which is
-// what the libtbb suppressions match) instead of failing the run.
+// The preload on the dry-run back-end, errors only, then `extra` (which wins).
+test::EnvList preload_env(const test::EnvList& extra = {}) {
+  test::EnvList env = {
+      {"LD_PRELOAD", RUBATO_TBB_PRELOAD_LIBRARY}, {"RUBATO_BACKEND", "dry-run"}, {"RUBATO_LOG", "error"}};
 #ifdef RUBATO_SANITIZED_TEST_BUILD
-#define RUBATO_SANITIZER_OPTIONS \
-  "TSAN_OPTIONS=\"$TSAN_OPTIONS symbolize=0\" ASAN_OPTIONS=\"$ASAN_OPTIONS symbolize=0\" "
-#else
-#define RUBATO_SANITIZER_OPTIONS ""
+  // In sanitizer builds the preload is instrumented and needs the program's
+  // runtime; the sanitizer's symbolizer, a child process, inherits LD_PRELOAD
+  // and cannot start. Reports there stay unsymbolized (module + offset, which
+  // is what the libtbb suppressions match) instead of failing the run.
+  for (const char* name : {"TSAN_OPTIONS", "ASAN_OPTIONS"}) {
+    const char* before = std::getenv(name);
+    env.emplace_back(name, std::string(before ? before : "") + " symbolize=0");
+  }
 #endif
+  env.insert(env.end(), extra.begin(), extra.end());
+  return env;
+}
 
-const std::string kPreload =
-    RUBATO_SANITIZER_OPTIONS "LD_PRELOAD=" RUBATO_TBB_PRELOAD_LIBRARY " RUBATO_BACKEND=dry-run RUBATO_LOG=error ";
+// Runs `argv` in the test's environment plus `env`, stdout to `out` and stderr
+// to `err` (discarded when empty); the exit code, -1 when it did not exit.
+int run(const std::vector<std::string>& argv, const test::EnvList& env, const std::string& out,
+        const std::string& err = "") {
+  test::SpawnOptions o;
+  o.env = env;
+  o.base = test::BaseEnv::inherited;
+  o.out_path = out;
+  o.err_path = err.empty() ? "/dev/null" : err;
+  const test::ProgramResult r = test::run_program(argv, o, 240);
+  return r.exited ? r.exit_code : -1;
+}
 
 rubato::Report read_report(const std::string& path) {
   const std::string text = read_file(path);
@@ -92,13 +102,14 @@ TEST_CASE("Tbb.Preload.TasksMatchTheProgramsOwnCount", "[tbb]") {
   // every task is the program's own, so counts must agree exactly.
   const std::string which = GENERATE(as<std::string>{}, "fib", "defer", "arena");
   INFO(which);
-  const std::string program = std::string(RUBATO_TBB_GROUND_TRUTH_PROGRAM) + " " + which + " gt_truth.txt";
-  REQUIRE(run(program + " > gt_plain.txt") == 0);
-  std::remove("gt_truth.txt");
-  REQUIRE(run(kPreload + "RUBATO_REPORT=gt_report.json " + program + " > gt_preload.txt") == 0);
-  CHECK(read_file("gt_preload.txt") == read_file("gt_plain.txt"));
-  const auto truth = read_truth("gt_truth.txt");
-  const rubato::Report r = read_report("gt_report.json");
+  const test::TempDir tmp;
+  const std::vector<std::string> program = {RUBATO_TBB_GROUND_TRUTH_PROGRAM, which, tmp.file("truth.txt")};
+  REQUIRE(run(program, {}, tmp.file("plain.txt")) == 0);
+  std::remove(tmp.file("truth.txt").c_str());  // the preloaded run's count is the one compared
+  REQUIRE(run(program, preload_env({{"RUBATO_REPORT", tmp.file("report.json")}}), tmp.file("preload.txt")) == 0);
+  CHECK(read_file(tmp.file("preload.txt")) == read_file(tmp.file("plain.txt")));
+  const auto truth = read_truth(tmp.file("truth.txt"));
+  const rubato::Report r = read_report(tmp.file("report.json"));
   CHECK(r.frontend == "tbb-preload");
   CHECK(r.steals_observed);
   const auto t = totals(r);
@@ -118,12 +129,12 @@ TEST_CASE("Tbb.Preload.AlgorithmsFlowGraphExceptionsCancellation", "[tbb]") {
   // every one created must be completed, and each start is a pop or a steal.
   const std::string which = GENERATE(as<std::string>{}, "parallel_for", "reduce", "invoke", "flow", "throw", "cancel");
   INFO(which);
-  const std::string program = std::string(RUBATO_TBB_GROUND_TRUTH_PROGRAM) + " " + which + " gt_truth2.txt";
-  REQUIRE(run(program + " > gt_plain2.txt") == 0);
-  REQUIRE(run(kPreload + "RUBATO_REPORT=gt_report2.json " + program + " > gt_preload2.txt") == 0);
-  std::remove("gt_truth2.txt");
-  CHECK(read_file("gt_preload2.txt") == read_file("gt_plain2.txt"));
-  const rubato::Report r = read_report("gt_report2.json");
+  const test::TempDir tmp;
+  const std::vector<std::string> program = {RUBATO_TBB_GROUND_TRUTH_PROGRAM, which, tmp.file("truth.txt")};
+  REQUIRE(run(program, {}, tmp.file("plain.txt")) == 0);
+  REQUIRE(run(program, preload_env({{"RUBATO_REPORT", tmp.file("report.json")}}), tmp.file("preload.txt")) == 0);
+  CHECK(read_file(tmp.file("preload.txt")) == read_file(tmp.file("plain.txt")));
+  const rubato::Report r = read_report(tmp.file("report.json"));
   const auto t = totals(r);
   CHECK(t.pushes > 0);
   CHECK(t.completed == t.pushes);
@@ -134,15 +145,16 @@ TEST_CASE("Tbb.Preload.AlgorithmsFlowGraphExceptionsCancellation", "[tbb]") {
 TEST_CASE("Tbb.Preload.PoliciesActAndTheEmulatorStretches", "[tbb]") {
   // HERMES on the emulated back-end: the preload's task events change tempo,
   // and the emulator stretches the slowed tasks; the output stays the same.
-  const std::string program = std::string(RUBATO_TBB_GROUND_TRUTH_PROGRAM) + " fib gt_truth3.txt";
-  REQUIRE(run(program + " > gt_plain3.txt") == 0);
-  REQUIRE(run(RUBATO_SANITIZER_OPTIONS "LD_PRELOAD=" RUBATO_TBB_PRELOAD_LIBRARY
-                                       " RUBATO_BACKEND=emulated RUBATO_POLICY=hermes RUBATO_LOG=error "
-                                       "RUBATO_REPORT=gt_report3.json " +
-              program + " > gt_preload3.txt") == 0);
-  std::remove("gt_truth3.txt");
-  CHECK(read_file("gt_preload3.txt") == read_file("gt_plain3.txt"));
-  const rubato::Report r = read_report("gt_report3.json");
+  const test::TempDir tmp;
+  const std::vector<std::string> program = {RUBATO_TBB_GROUND_TRUTH_PROGRAM, "fib", tmp.file("truth.txt")};
+  REQUIRE(run(program, {}, tmp.file("plain.txt")) == 0);
+  REQUIRE(run(program,
+              preload_env({{"RUBATO_BACKEND", "emulated"},
+                           {"RUBATO_POLICY", "hermes"},
+                           {"RUBATO_REPORT", tmp.file("report.json")}}),
+              tmp.file("preload.txt")) == 0);
+  CHECK(read_file(tmp.file("preload.txt")) == read_file(tmp.file("plain.txt")));
+  const rubato::Report r = read_report(tmp.file("report.json"));
   CHECK(r.backend == "emulated");
   std::uint64_t changes = 0;
   double delay = 0;
@@ -156,15 +168,12 @@ TEST_CASE("Tbb.Preload.PoliciesActAndTheEmulatorStretches", "[tbb]") {
 }
 
 TEST_CASE("Tbb.Preload.UnmodifiedProgram", "[tbb]") {
-  const std::string report = "tbb_preload_test_report.json";
-  const std::string out = "tbb_preload_test_out.txt";
-  std::remove(report.c_str());
-  const std::string program = RUBATO_TBB_PLAIN_PROGRAM;
-  REQUIRE(run(program + " > " + out) == 0);
-  const std::string plain_output = read_file(out);
-  REQUIRE(run(kPreload + "RUBATO_REPORT=" + report + " " + program + " > " + out) == 0);
-  CHECK(read_file(out) == plain_output);
-  std::remove(out.c_str());
+  const test::TempDir tmp;
+  const std::string report = tmp.file("report.json");
+  const std::vector<std::string> program = {RUBATO_TBB_PLAIN_PROGRAM};
+  REQUIRE(run(program, {}, tmp.file("plain.txt")) == 0);
+  REQUIRE(run(program, preload_env({{"RUBATO_REPORT", report}}), tmp.file("preload.txt")) == 0);
+  CHECK(read_file(tmp.file("preload.txt")) == read_file(tmp.file("plain.txt")));
   const rubato::Report r = read_report(report);
   CHECK(r.frontend == "tbb-preload");
   CHECK(r.steals_observed);
@@ -176,13 +185,14 @@ TEST_CASE("Tbb.Preload.UnmodifiedProgram", "[tbb]") {
 TEST_CASE("Tbb.Preload.AnotherCollectorMeansThreadsOnly", "[tbb]") {
   // A profiler's ITT collector comes first: the preload says so and observes
   // threads only; the program still runs unchanged.
-  const std::string report = "tbb_preload_other_itt.json";
-  const std::string program = RUBATO_TBB_PLAIN_PROGRAM;
-  REQUIRE(run(kPreload +
-              "RUBATO_POLICY=hermes INTEL_LIBITTNOTIFY64=/nonexistent/libittnotify_collector.so RUBATO_REPORT=" +
-              report + " " + program + " > /dev/null 2> tbb_preload_other_itt.err") == 0);
-  const std::string err = read_file("tbb_preload_other_itt.err");
-  std::remove("tbb_preload_other_itt.err");
+  const test::TempDir tmp;
+  const std::string report = tmp.file("report.json");
+  REQUIRE(run({RUBATO_TBB_PLAIN_PROGRAM},
+              preload_env({{"RUBATO_POLICY", "hermes"},
+                           {"INTEL_LIBITTNOTIFY64", "/nonexistent/libittnotify_collector.so"},
+                           {"RUBATO_REPORT", report}}),
+              "/dev/null", tmp.file("stderr.txt")) == 0);
+  const std::string err = read_file(tmp.file("stderr.txt"));
   CHECK(err.find("rubato: tbb-preload observes threads only: INTEL_LIBITTNOTIFY64 names another ITT collector") !=
         std::string::npos);
   const rubato::Report r = read_report(report);
@@ -199,28 +209,25 @@ TEST_CASE("Tbb.Preload.AnotherCollectorMeansThreadsOnly", "[tbb]") {
 }
 
 TEST_CASE("Tbb.Preload.DisabledLeavesOneTbbAlone", "[tbb]") {
-  const std::string report = "tbb_preload_disabled.json";
-  std::remove(report.c_str());
-  REQUIRE(run(kPreload + "RUBATO_ENABLE=0 TBB_VERSION=1 RUBATO_REPORT=" + report +
-              " " RUBATO_TBB_PLAIN_PROGRAM " > /dev/null 2> tbb_preload_disabled.err") == 0);
-  const std::string err = read_file("tbb_preload_disabled.err");
-  std::remove("tbb_preload_disabled.err");
+  const test::TempDir tmp;
+  const std::string report = tmp.file("report.json");
+  REQUIRE(run({RUBATO_TBB_PLAIN_PROGRAM},
+              preload_env({{"RUBATO_ENABLE", "0"}, {"TBB_VERSION", "1"}, {"RUBATO_REPORT", report}}), "/dev/null",
+              tmp.file("stderr.txt")) == 0);
+  const std::string err = read_file(tmp.file("stderr.txt"));
   CHECK(err.find("TOOLS SUPPORT\tdisabled") != std::string::npos);  // oneTBB's own banner: no collector loaded
-  std::FILE* f = std::fopen(report.c_str(), "r");
-  CHECK(f == nullptr);
-  if (f) std::fclose(f);
+  CHECK_FALSE(test::path_exists(report));
 }
 
 #ifndef RUBATO_SANITIZED_TEST_BUILD
 // /bin/true is not instrumented: a sanitizer build of the preload cannot load into it.
 TEST_CASE("Tbb.Preload.ProcessesWithoutOneTbbAreLeftAlone", "[tbb]") {
-  const std::string report = "tbb_preload_shell_report.json";
-  std::remove(report.c_str());
+  const test::TempDir tmp;
+  const std::string report = tmp.file("report.json");
   // /bin/true does not use oneTBB: no session, no report.
-  REQUIRE(run("LD_PRELOAD=" RUBATO_TBB_PRELOAD_LIBRARY " RUBATO_REPORT=" + report + " /bin/true") == 0);
-  std::FILE* f = std::fopen(report.c_str(), "r");
-  CHECK(f == nullptr);
-  if (f) std::fclose(f);
+  REQUIRE(run({"/bin/true"}, {{"LD_PRELOAD", RUBATO_TBB_PRELOAD_LIBRARY}, {"RUBATO_REPORT", report}}, "/dev/null") ==
+          0);
+  CHECK_FALSE(test::path_exists(report));
 }
 #endif
 

@@ -1,7 +1,7 @@
 // Uses rubato::core from the installed package: a workpath steal slows the thief.
 #include <cstdio>
 
-#include <rubato/core/engine.hpp>
+#include <rubato/core/tempo/engine.hpp>
 #include <rubato/core/version.hpp>
 
 int main() {

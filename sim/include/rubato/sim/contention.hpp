@@ -1,7 +1,7 @@
 // Memory-bus contention between running tasks: the seam where the EFS model
-// (seed 001 §3, Eqs. 9-11, issue F) plugs into the simulator. A model maps the
+// ([EFS] §3, Eqs. 9-11) plugs into the simulator. A model maps the
 // solo bus utilisations b_i of the segments running at one instant to each
-// one's speed relative to running alone (seed 001 Eq. 11: u_i / b_i).
+// one's speed relative to running alone ([EFS] Eq. 11: u_i / b_i).
 #pragma once
 
 #include <span>
@@ -18,7 +18,7 @@ class ContentionModel {
   virtual void speeds(std::span<const double> solo_bus, std::span<double> speeds) const = 0;
   // The solo utilisation the model actually uses for `solo_bus` (a model may
   // clamp it to its range); a segment running at speed s then occupies
-  // s * solo_in_model(b) of the bus (seed 001 Eq. 4: u_i = b_i t_solo / t_parallel),
+  // s * solo_in_model(b) of the bus ([EFS] Eq. 4: u_i = b_i t_solo / t_parallel),
   // which is what the simulated memory counters count.
   virtual double solo_in_model(double solo_bus) const noexcept { return solo_bus; }
 };

@@ -11,13 +11,13 @@
 //   chain:N      [work=]                                 N tasks one after another (spawn, sync, spawn, ...)
 //   serial:T                                             one task of T
 //   mem:N        [tasks= work= solo=]                    N independent tasks of `work` each (default 1s),
-//                                                        spawned together: seed 001's instances of a
+//                                                        spawned together: [EFS]'s instances of a
 //                                                        memory-bound program; solo= defaults to 1
 //                                                        (the whole bus, clamped by the EFS model)
 //   pbbs:NAME    knn | ray | sort | compare | hull       PBBS-shaped mixes (pbbs_presets.cpp)
 //   keys every kind accepts: jitter= (work x U[1-j, 1+j]), beta= (frequency-sensitive
 //   fraction, default: the profile's), bus= or solo= (solo memory-bus utilisation in
-//   [0, 1], seed 001 b_i; default 0 except mem; contention between tasks that use the
+//   [0, 1], [EFS] b_i; default 0 except mem; contention between tasks that use the
 //   bus follows the EFS model, efs_contention.hpp),
 //   seed= (the DAG's own randomness), rep= (run the phase K times)
 //

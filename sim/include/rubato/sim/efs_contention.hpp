@@ -1,4 +1,4 @@
-// Memory-bus contention by the EFS model (seed 001 §3.1): the segments running
+// Memory-bus contention by the EFS model ([EFS] §3.1): the segments running
 // at one instant with solo utilisations b_1..b_n get the utilisations u_i that
 // solve Eq. 10 (core's efs::predict_utilisations) and run at speed
 // Slowdown_i = u_i / b_i (Eq. 11). Segments with b_i = 0 do not use the bus and

@@ -6,13 +6,13 @@
 #include <string_view>
 #include <vector>
 
-#include "rubato/core/types.hpp"
-#include "rubato/power/profile.hpp"
+#include "rubato/core/base/types.hpp"
+#include "rubato/power/machine/profile.hpp"
 
 namespace rubato::sim {
 
 enum class Placement {
-  spread,   // one worker per clock domain first (seed 000 §4.1: no two workers shared a domain)
+  spread,   // one worker per clock domain first ([HERMES] §4.1: no two workers shared a domain)
   compact,  // worker i on core i (domains shared as soon as cores_per_domain > 1)
 };
 

@@ -2,7 +2,7 @@
 // A Frame is one live task (a few words); its Shape says, step by step, what it
 // does next (work, spawn a child, wait for its children, return). Frames exist
 // only while their task is live, so memory follows the live frontier, not the
-// whole DAG (issue 8 goal).
+// whole DAG.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "rubato/core/types.hpp"
+#include "rubato/core/base/types.hpp"
 
 namespace rubato::sim {
 
@@ -33,7 +33,7 @@ struct Frame {
 // How a piece of work responds to frequency and to memory contention.
 struct WorkClass {
   double beta = 1.0;  // frequency-sensitive fraction: time = w (beta f_ref/f + 1 - beta)
-  double bus = 0.0;   // solo memory-bus utilisation (seed 001 b_i), for the contention model
+  double bus = 0.0;   // solo memory-bus utilisation ([EFS] b_i), for the contention model
 };
 
 struct Step {

@@ -1,4 +1,4 @@
-// A simulated run as the same report a real run writes (core/report.hpp), so
+// A simulated run as the same report a real run writes (rubato/core/io/report.hpp), so
 // `rubato compare` and `rubato report` read it unchanged: frontend "sim",
 // backend "simulated", energy "simulated:<profile>". Nothing in it depends on
 // the host or the wall clock: a seed gives the same bytes.
@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "rubato/core/report.hpp"
+#include "rubato/core/io/report.hpp"
 #include "rubato/sim/simulator.hpp"
 
 namespace rubato::sim {

@@ -1,11 +1,11 @@
-// The discrete-event simulator (issue 8): a work-stealing runtime on N
-// simulated cores, driving the real tempo engine (core/engine.hpp) through its
+// The discrete-event simulator (docs/design.md "Simulator"): a work-stealing runtime on N
+// simulated cores, driving the real tempo engine (rubato/core/tempo/engine.hpp) through its
 // event API, with simulated time as the engine's Clock and simulated DVFS as
 // its TempoActuator.
 //
 // Model (docs in benchmarks/sim/RESULTS.md "Model"):
 //  - Workers are pinned one per core (machine.hpp). Each owns a deque: pushes
-//    and pops at the tail, thieves take the head (seed 000 §2, Fig. 2).
+//    and pops at the tail, thieves take the head ([HERMES] §2, Fig. 2).
 //  - SpawnModel::cilk (default; HERMES ran on Cilk Plus): work-first — a spawn
 //    pushes the parent's continuation and the worker runs the child; a sync
 //    with children outstanding suspends the frame and the worker steals; the
@@ -20,16 +20,16 @@
 //    retried until one succeeds. While every deque is empty, attempts are
 //    accounted in bulk (same outcome, fewer events).
 //  - Work is given at the reference (profile's fastest) frequency f_ref; at
-//    frequency f a segment takes w (beta f_ref / f + 1 - beta) (DESIGN.md,
-//    Emulator), divided by its contention speed (contention.hpp).
+//    frequency f a segment takes w (beta f_ref / f + 1 - beta) (docs/design.md
+//    "Emulator"), divided by its contention speed (contention.hpp).
 //  - A domain's frequency request takes effect transition_latency_s later;
 //    with min_dwell_s > 0, requests closer than that are coalesced (latest wins).
 //  - Energy: each hosted core's busy and idle time at each applied frequency,
 //    times the profile's busy_w / idle_w, plus uncore_w over the makespan. A
 //    core whose worker the efs controller stopped is halted and adds nothing
-//    (seed 001 Eq. 13: power counts active cores only). With the profile's
+//    ([EFS] Eq. 13: power counts active cores only). With the profile's
 //    P0..Pn, the Eq. 13 system energy ∫ Power(busy cores) dt is given too.
-//  - Policy efs (seed 001 §4; also hermes+efs): core's efs::EfsController runs
+//  - Policy efs ([EFS] §4; also hermes+efs): core's efs::EfsController runs
 //    every control interval on simulated counters — each worker's memory
 //    accesses µ ∫ u_i dt (u_i = Eq. 11 speed × b_i, Eq. 4) and busy time, the
 //    chip's total — and says which workers run; `ThrottleMode` says how a
@@ -41,8 +41,8 @@
 #include <string>
 #include <vector>
 
-#include "rubato/core/engine.hpp"
-#include "rubato/power/profile.hpp"
+#include "rubato/core/tempo/engine.hpp"
+#include "rubato/power/machine/profile.hpp"
 #include "rubato/sim/contention.hpp"
 #include "rubato/sim/machine.hpp"
 #include "rubato/sim/program.hpp"
@@ -53,7 +53,7 @@ enum class SpawnModel { cilk, omp };
 
 // How a worker the efs controller holds back stops.
 enum class ThrottleMode {
-  preempt,  // at once, its running segment frozen until it runs again (seed 001's
+  preempt,  // at once, its running segment frozen until it runs again ([EFS]'s
             // OS scheduler; `rubato run --mix` pausing whole programs)
   task,     // at its next task scheduling point (the OpenMP front-end's parking)
 };
@@ -110,7 +110,7 @@ struct SimResult {
   std::uint64_t tasks = 0;  // frames created
   std::uint64_t peak_live_frames = 0;
   std::vector<std::uint64_t> busy_count_ns;  // [n]: time exactly n workers ran a task segment
-  double eq13_energy_j = -1;                 // seed 001 Eq. 13 over busy_count_ns; < 0: no P0..Pn in the profile
+  double eq13_energy_j = -1;                 // [EFS] Eq. 13 over busy_count_ns; < 0: no P0..Pn in the profile
   std::vector<ThrottleChange> throttle_events;
   std::uint64_t control_steps = 0;  // efs controller intervals
 };

@@ -1,4 +1,4 @@
-// Replays a task trace recorded by a front-end (RUBATO_TRACE, core/trace.hpp,
+// Replays a task trace recorded by a front-end (RUBATO_TRACE, rubato/core/io/trace.hpp,
 // docs/trace-format.md) as a simulated program.
 //
 // Each task becomes a script: its segments' work, cut at the instants it
@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "rubato/core/trace.hpp"
+#include "rubato/core/io/trace.hpp"
 #include "rubato/sim/program.hpp"
 
 namespace rubato::sim {

@@ -1,0 +1,246 @@
+// `rubato calibrate`: measures this machine's profile (RAPL + cpufreq), or
+// with --beta a program's frequency sensitivity β
+// (docs/calibrate.md). The measuring is power/'s (calibration.hpp); this file
+// parses options, runs the program for --beta and writes the files.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "commands/args.hpp"
+#include "commands/commands.hpp"
+#include "analysis/file_io.hpp"
+#include "experiment/process.hpp"
+#include "rubato/core/config/settings.hpp"
+#include "rubato/core/tempo/tempo_ladder.hpp"
+#include "rubato/power/calibrate/calibration.hpp"
+#include "rubato/power/machine/profile.hpp"
+#include "rubato/power/session/run_identity.hpp"
+#include "rubato/power/machine/topology.hpp"
+#include "analysis/stats.hpp"
+
+namespace rubato::cli {
+
+const CommandSpec& calibrate_spec() {
+  static const CommandSpec spec{
+      "calibrate",
+      "measure this machine's profile (RAPL + cpufreq), or with --beta a program's frequency sensitivity",
+      "",
+      "PROGRAM ARGS (with --beta)",
+      {
+          {"beta", kWhatToRun, "measure the program after -- at two frequencies: its beta (time ~ f^-beta)", "", "",
+           ""},
+          {"cpus", kWhatToRun, "the CPUs to measure", "LIST", "every CPU", "a CPU list, e.g. 0-3,8"},
+          {"freqs", kWhatToRun, "the frequencies to measure", "LIST", "5 spread over the ladder",
+           "frequencies, e.g. 1.2GHz,2.4GHz", true},
+          {"seconds", kHowToMeasure, "length of each power measurement", "S", "5", "0.05..3600"},
+          {"latency-repeats", kHowToMeasure, "transition-latency measurements per frequency pair", "N", "5", "1..1000"},
+          {"runs", kHowToMeasure, "--beta: runs at each frequency", "N", "5", "2..10000"},
+          {"timeout", kHowToMeasure, "--beta: stop a run after S seconds (0: never)", "S", "0", "0..1e6"},
+          {"out", kWhereResultsGo, "where the profile (or --beta's result) is written", "FILE",
+           "calibrated-HOST.json (--beta: standard output)", "a file path", false, 'o'},
+      },
+      "Needs root (cpufreq and RAPL are written / read); RUBATO_SYSFS_ROOT and RUBATO_STATE_DIR apply.\n"
+      "Every frequency change is recorded first and restored, also after a kill -9 (rubato restore).",
+  };
+  return spec;
+}
+
+namespace {
+
+struct CalibrateOptions {
+  CalibrationOptions measure;
+  std::string out;
+  bool beta = false;
+  int runs = 5;
+  double timeout_s = 0;
+  std::vector<std::string> program;
+};
+
+void write_or_throw(const std::string& path, const std::string& text) {
+  if (!write_file_atomically(path, text)) throw std::runtime_error("cannot write " + path);
+}
+
+CalibrateOptions setup(const std::vector<std::string>& argv) {
+  Args a(argv, calibrate_spec());
+  if (!a.positionals().empty()) throw UsageError("unexpected argument '" + a.positionals().front() + "'");
+  CalibrateOptions o;
+  o.beta = a.flag("beta");
+  o.program = a.after_dashdash();
+  if (o.beta && o.program.empty()) throw UsageError("--beta needs a program: rubato calibrate --beta -- PROGRAM ARGS");
+  if (!o.beta && !o.program.empty()) throw UsageError("a program is measured only with --beta");
+  if (const auto s = a.value("seconds")) o.measure.seconds = parse_number("--seconds", *s, 0.05, 3600);
+  if (const auto s = a.value("latency-repeats"))
+    o.measure.latency_repeats = static_cast<int>(parse_integer("--latency-repeats", *s, 1, 1000));
+  if (const auto s = a.value("runs")) o.runs = static_cast<int>(parse_integer("--runs", *s, 2, 10000));
+  if (const auto s = a.value("timeout")) o.timeout_s = parse_number("--timeout", *s, 0, 1e6);
+  if (const auto s = a.value("cpus"))
+    if (!parse_cpu_list(*s, o.measure.cpus) || o.measure.cpus.empty())
+      throw UsageError("--cpus " + *s + ": not a CPU list");
+  for (const std::string& f : a.values("freqs")) {
+    std::vector<double> hz;
+    std::string error;
+    if (!parse_frequency_list(f, hz, error)) throw UsageError("--freqs " + f + ": " + error);
+    o.measure.freqs_hz.insert(o.measure.freqs_hz.end(), hz.begin(), hz.end());
+  }
+  o.out = a.value_or("out", o.beta ? "" : "calibrated-" + calibration_host() + ".json");
+  return o;
+}
+
+// "dir/myhost.json" -> "dir/myhost" (the samples go to dir/myhost.samples.csv).
+std::string stem_path(const std::string& out) {
+  const std::filesystem::path p(out);
+  return p.extension() == ".json" ? (p.parent_path() / p.stem()).string() : out;
+}
+
+int calibrate_machine(const CalibrateOptions& o) {
+  std::string error;
+  if (!calibration_possible(o.measure, error)) {
+    std::fprintf(stderr, "rubato calibrate: %s\n", error.c_str());
+    return 1;
+  }
+  CalibrationOptions m = o.measure;
+  m.progress = [](const std::string& line) { std::fprintf(stderr, "rubato calibrate: %s\n", line.c_str()); };
+  const auto result = calibrate(m, error);
+  if (!result) {
+    std::fprintf(stderr, "rubato calibrate: %s\n", error.c_str());
+    return 1;
+  }
+  const CalibrationResult& r = *result;
+  const std::string name = std::filesystem::path(stem_path(o.out)).filename().string();
+  const std::string text = calibration_profile_json(r, name);
+  // The profile must load as RUBATO_PROFILE would read it before it is written.
+  const auto profile = parse_profile(text, o.out, error);
+  if (!profile) {
+    std::fprintf(stderr, "rubato calibrate: the measured profile does not load (%s); nothing written\n", error.c_str());
+    return 1;
+  }
+  const std::string samples = stem_path(o.out) + ".samples.csv", transitions = stem_path(o.out) + ".transitions.csv";
+  write_or_throw(o.out, text);
+  write_or_throw(samples, calibration_samples_csv(r));
+  write_or_throw(transitions, calibration_transitions_csv(r));
+
+  std::printf("%-12s %12s %12s\n", "frequency", "busy_w/CPU", "idle_w/CPU");
+  for (const auto& p : profile->core_power) std::printf("%8.0f MHz %12.3f %12.3f\n", p.hz / 1e6, p.busy_w, p.idle_w);
+  std::printf("uncore_w %.3f W (±%.3f)\n", profile->uncore_w, r.fit.intercept_se);
+  std::printf("transition latency %.6f s (%s)\n", profile->transition_latency_s, r.latency_method.c_str());
+  if (r.has_dram) std::printf("dram %.3f W\n", nlohmann::json::parse(text).value("dram_w", 0.0));
+  for (const auto& w : r.warnings) std::fprintf(stderr, "rubato calibrate: warning: %s\n", w.c_str());
+  std::printf("wrote %s (samples: %s, %s)\nuse it: RUBATO_PROFILE=%s\n", o.out.c_str(), samples.c_str(),
+              transitions.c_str(), o.out.c_str());
+  return 0;
+}
+
+int measure_beta(const CalibrateOptions& o) {
+  std::string error;
+  if (!calibration_possible(o.measure, error, /*need_rapl=*/false)) {
+    std::fprintf(stderr, "rubato calibrate: %s\n", error.c_str());
+    return 1;
+  }
+  // SIGINT / SIGTERM reach the program; the restore handlers armed by
+  // begin() run first and chain to this forwarding.
+  install_interrupt_forwarding();
+  CalibrationFrequency freq(o.measure.sysfs_root, o.measure.state_dir);
+  std::vector<int> cpus = o.measure.cpus;
+  if (cpus.empty())
+    for (int c : freq.topology().cpus)
+      if (freq.topology().clock_domain_of(c) >= 0) cpus.push_back(c);
+  std::vector<double> hz = o.measure.freqs_hz.empty() ? calibration_frequencies(freq.topology()) : o.measure.freqs_hz;
+  std::sort(hz.begin(), hz.end(), std::greater<>());
+  if (hz.size() < 2 || !(hz.front() > hz.back())) {
+    std::fprintf(stderr, "rubato calibrate: need two different frequencies to measure beta\n");
+    return 1;
+  }
+  const double fast = hz.front(), slow = hz.back();
+  if (!freq.begin(cpus, error)) {
+    std::fprintf(stderr, "rubato calibrate: %s\n", error.c_str());
+    return 1;
+  }
+  auto run_at = [&](double f, double& seconds) {
+    if (!freq.set(f)) {
+      error = "setting " + std::to_string(std::lround(f / 1e6)) + " MHz failed";
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const ChildResult c = run_child(o.program, {}, "/dev/null", "/dev/null", o.timeout_s);
+    if (!c.started || c.exit_status != 0 || c.timed_out || c.interrupted) {
+      error = !c.started      ? c.error
+              : c.interrupted ? std::string("interrupted")
+              : c.timed_out   ? std::string("the program timed out")
+                              : "the program failed (exit status " + std::to_string(c.exit_status) + ")";
+      return false;
+    }
+    seconds = c.elapsed_s;
+    return true;
+  };
+  std::fprintf(stderr,
+               "rubato calibrate: beta of %s: 1 warm-up run, then %d pairs at %.0f and %.0f MHz, interleaved "
+               "(the order alternates)\n",
+               o.program.front().c_str(), o.runs, fast / 1e6, slow / 1e6);
+  std::vector<double> t_fast, t_slow, betas;
+  double ignored = 0;
+  bool ok = run_at(fast, ignored);
+  for (int i = 0; ok && i < o.runs; ++i) {
+    double tf = 0, ts = 0;
+    ok = (i % 2 == 0) ? run_at(fast, tf) && run_at(slow, ts) : run_at(slow, ts) && run_at(fast, tf);
+    if (!ok) break;
+    t_fast.push_back(tf);
+    t_slow.push_back(ts);
+    betas.push_back((ts / tf - 1) / (fast / slow - 1));
+  }
+  const RestoreOutcome restored = freq.end();
+  for (const auto& f : restored.failed) std::fprintf(stderr, "rubato calibrate: restore failed: %s\n", f.c_str());
+  if (!ok) {
+    std::fprintf(stderr, "rubato calibrate: %s; frequencies restored\n", error.c_str());
+    return error == "interrupted" ? 130 : 1;
+  }
+  // The interval over the per-pair ratios (Student t): each pair ran
+  // back to back, so slow drifts of the machine cancel within a pair.
+  const Summary b = summarize(betas), f = summarize(t_fast), s = summarize(t_slow);
+  std::printf(
+      "beta %.4f  95%% CI [%.4f, %.4f]  (%d pairs; T_fast %.4f s ± %.4f, T_slow %.4f s ± %.4f; f %.0f / %.0f MHz)\n",
+      b.mean, b.mean - b.ci95, b.mean + b.ci95, o.runs, f.mean, f.ci95, s.mean, s.ci95, fast / 1e6, slow / 1e6);
+  const double use = std::clamp(b.mean, 0.0, 1.0);
+  std::printf("use it: RUBATO_BETA=%.3f RUBATO_POLICY=eco (RUBATO_BETA takes 0..1)\n", use);
+  if (!o.out.empty()) {
+    nlohmann::json j;
+    j["program"] = o.program;
+    j["host"] = calibration_host();
+    j["date"] = calibration_date();
+    j["method"] =
+        "rubato calibrate --beta: beta = (T_slow / T_fast - 1) / (f_fast / f_slow - 1) per pair of runs "
+        "(interleaved, order alternating, one warm-up run not counted); mean and 95% Student-t interval "
+        "over the pairs";
+    j["f_fast_hz"] = fast;
+    j["f_slow_hz"] = slow;
+    j["runs"] = o.runs;
+    j["beta"] = b.mean;
+    j["ci95"] = b.ci95;
+    j["ci95_low"] = b.mean - b.ci95;
+    j["ci95_high"] = b.mean + b.ci95;
+    j["beta_per_pair"] = betas;
+    j["t_fast_s"] = t_fast;
+    j["t_slow_s"] = t_slow;
+    write_or_throw(o.out, j.dump(2) + "\n");
+    std::printf("wrote %s\n", o.out.c_str());
+  }
+  return restored.ok() ? 0 : 1;
+}
+
+}  // namespace
+
+int run_calibrate(const std::vector<std::string>& argv) {
+  CalibrateOptions o = setup(argv);
+  Diagnostics diag;
+  const Settings settings = load_settings(read_process_environment(), diag);
+  for (const auto& line : diag.lines) std::fprintf(stderr, "%s\n", line.c_str());
+  o.measure.sysfs_root = settings.sysfs_root;
+  o.measure.state_dir = settings.state_dir;
+  return o.beta ? measure_beta(o) : calibrate_machine(o);
+}
+
+}  // namespace rubato::cli

@@ -1,0 +1,404 @@
+// `rubato simulate`: runs a synthetic DAG or a recorded task trace on a
+// modelled machine (docs/design.md "Simulator") and writes the same report a real run writes.
+// --workers, --policy (comma lists or repeated) and --freqs (repeated) sweep:
+// one report per combination and trial.
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "commands/args.hpp"
+#include "commands/commands.hpp"
+#include "rubato/core/config/policy.hpp"
+#include "rubato/core/io/report.hpp"
+#include "rubato/core/tempo/tempo_ladder.hpp"
+#include "rubato/core/io/trace.hpp"
+#include "rubato/power/machine/profile.hpp"
+#include "rubato/power/session/slack_setup.hpp"
+#include "rubato/sim/dag_spec.hpp"
+#include "rubato/sim/efs_contention.hpp"
+#include "rubato/sim/sim_report.hpp"
+#include "rubato/sim/simulator.hpp"
+#include "rubato/sim/synthetic.hpp"
+#include "rubato/sim/trace_replay.hpp"
+
+namespace rubato::cli {
+
+const CommandSpec& simulate_spec() {
+  static const CommandSpec spec{
+      "simulate",
+      "run a synthetic DAG or a task trace on a modelled machine; same report as a real run",
+      "",
+      "",
+      {
+          {"profile", kWhatToRun, "the modelled machine", "NAME", "",
+           "a name from power/profiles or a JSON file (required)"},
+          {"workers", kWhatToRun, "worker counts to simulate", "N[,N...]", "",
+           "integers up to the profile's cores (required)", true},
+          {"dag", kWhatToRun, "a synthetic task graph", "SPEC", "",
+           "e.g. fib:25 or a PBBS preset (sim/README.md; this or --trace)"},
+          {"trace", kWhatToRun, "replay a RUBATO_TRACE file", "FILE", "", "a trace file (this or --dag)"},
+          {"policy", kWhatToRun, "policies to simulate", "P[,P...]", "", std::string(kPolicyAccepted) + " (required)",
+           true},
+          {"seed", kWhatToRun, "random seed of the first trial", "S", "1", "0..2^62"},
+          {"trials", kWhatToRun, "trials per policy x worker count (seeds S, S+1, ...)", "T", "1", "1..100000"},
+          {"cores", kWhatToRun, "override the profile's core count", "N", "the profile's", "1..65536"},
+          {"freqs", kHowToMeasure, "the frequency ladder", "LIST", "the profile's", "frequencies, e.g. 1.2GHz,2.4GHz",
+           true},
+          {"model", kHowToMeasure, "the scheduler modelled", "M", "cilk",
+           "cilk (work-first, continuation stealing) | omp (child stealing, tied tasks)"},
+          {"placement", kHowToMeasure, "where workers sit", "P", "spread", "spread | compact"},
+          {"steal-cost", kHowToMeasure, "time one steal takes", "T", "1us", "a time, e.g. 1us, 250ns (>= 1ns)"},
+          {"min-dwell", kHowToMeasure, "least time between a domain's frequency changes", "T", "0", "a time up to 10s"},
+          {"uncore", kHowToMeasure, "uncore frequency in the energy model", "FREQ", "the profile's", "a frequency"},
+          {"slack-dwell", kHowToMeasure, "slack: wait before a waiting worker is slowed", "T",
+           "10 transition latencies, at least 1ms", "a time 10us..10s"},
+          {"beta", kHowToMeasure, "the workload's frequency sensitivity (time ~ f^-beta)", "B", "the profile's",
+           "0..1"},
+          {"thresholds", kHowToMeasure, "HERMES workload thresholds K ([HERMES] §3.2)", "K", "2", "1..8"},
+          {"profile-window", kHowToMeasure, "depth samples per profiling period M", "M", "16", "1..2^20"},
+          {"sample-interval", kHowToMeasure, "one depth sample per worker per T", "T", "100us", "a time >= 1ns"},
+          {"contention", kHowToMeasure, "memory-contention model", "C", "efs (when the profile has one)",
+           "efs ([EFS] Eqs. 10-11) | none"},
+          {"control-interval", kHowToMeasure, "efs / affinity controllers' period", "T", "10ms", "a time >= 1us"},
+          {"throttle", kHowToMeasure, "how efs stops a thread", "HOW", "preempt",
+           "preempt (at once) | task (at the next task scheduling point)"},
+          {"out", kWhereResultsGo, "one report file, or a directory of reports (rubato compare reads it)", "FILE|DIR",
+           "standard output (a summary)", "a path", false, 'o'},
+          {"quiet", kOutputFormat, "no summary on standard output", "", "", ""},
+      },
+      "Every figure is simulated on the modelled machine (the report says so); sim/README.md.",
+  };
+  return spec;
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct SimulateOptions {
+  MachineProfile profile;
+  std::vector<std::size_t> workers;
+  std::vector<PolicySpec> policies;
+  std::vector<std::vector<double>> ladders;  // one per --freqs (or the paper's default)
+  bool default_ladder = true;
+  std::optional<sim::DagSpec> dag;
+  std::string trace_path;
+  std::uint64_t seed = 1;
+  int trials = 1;
+  std::string out;
+  sim::SpawnModel model = sim::SpawnModel::cilk;
+  bool model_given = false;
+  sim::Placement placement = sim::Placement::spread;
+  double steal_cost_s = 1e-6;
+  double min_dwell_s = 0;
+  double uncore_hz = 0;       // --uncore: pinned uncore frequency, charged at the profile's uncore_power
+  double slack_dwell_s = -1;  // --slack-dwell; <0: the profile's default (power/slack_setup.hpp)
+  int thresholds = 2;
+  std::uint32_t profile_window = 16;
+  double sample_interval_s = 1e-4;
+  bool contention = false;  // tasks with solo= / bus= contend through the EFS model ([EFS] Eqs. 10-11)
+  double control_interval_s = 0.01;
+  sim::ThrottleMode throttle = sim::ThrottleMode::preempt;
+  std::vector<std::string> notes;  // profile adjustments, for every report
+  std::string extra_args;          // non-default model options, for the recorded command
+  bool quiet = false;
+};
+
+// "1us", "250ns", "1.5ms", "2s" or a bare number of seconds.
+double parse_seconds(const std::string& option, const std::string& text, double hi) {
+  std::size_t unit_at = 0;
+  while (unit_at < text.size() && (std::isdigit(static_cast<unsigned char>(text[unit_at])) || text[unit_at] == '.' ||
+                                   text[unit_at] == 'e' || text[unit_at] == '-' || text[unit_at] == '+'))
+    ++unit_at;
+  const std::string unit = text.substr(unit_at);
+  double scale = 1;
+  if (unit == "ns") scale = 1e-9;
+  else if (unit == "us") scale = 1e-6;
+  else if (unit == "ms") scale = 1e-3;
+  else if (unit == "s" || unit.empty()) scale = 1;
+  else throw UsageError(option + " '" + text + "': expected a time such as 1us, 250ns, 1.5ms or 0.002 (seconds)");
+  return parse_number(option, text.substr(0, unit_at), 0, hi / scale) * scale;
+}
+
+// An optional time option in [lo, hi] seconds, recorded in `extra_args` when given.
+void time_option(const Args& a, const std::string& name, double lo, const std::string& lo_text, double hi,
+                 double& value, std::string& extra_args) {
+  const auto text = a.value(name);
+  if (!text) return;
+  value = parse_seconds("--" + name, *text, hi);
+  if (!(value >= lo)) throw UsageError("--" + name + " must be at least " + lo_text);
+  extra_args += " --" + name + " " + *text;
+}
+
+SimulateOptions setup(const std::vector<std::string>& argv) {
+  Args a(argv, simulate_spec());
+  if (!a.positionals().empty()) throw UsageError("unexpected argument '" + a.positionals().front() + "'");
+  SimulateOptions o;
+  o.quiet = a.flag("quiet");
+
+  const auto profile_name = a.value("profile");
+  if (!profile_name) throw UsageError("--profile is required (a name from power/profiles, or a JSON file)");
+  std::string error;
+  auto profile = load_profile(*profile_name, error);
+  if (!profile) throw UsageError("--profile " + *profile_name + ": " + error);
+  o.profile = std::move(*profile);
+  if (const auto cores = a.value("cores")) {
+    o.profile.cores = static_cast<int>(parse_integer("--cores", *cores, 1, 1 << 16));
+    o.notes.push_back("profile '" + o.profile.name + "' scaled to " + *cores + " cores (--cores)");
+    o.extra_args += " --cores " + *cores;
+  }
+  if (const auto beta = a.value("beta")) {
+    o.profile.beta = parse_number("--beta", *beta, 0, 1);
+    o.notes.push_back("default beta set to " + *beta + " (--beta)");
+    o.extra_args += " --beta " + *beta;
+  }
+
+  for (const std::string& w : a.list_values("workers"))
+    o.workers.push_back(static_cast<std::size_t>(parse_integer("--workers", w, 1, 1 << 16)));
+  if (o.workers.empty()) throw UsageError("--workers is required (e.g. --workers 2,4,8,16)");
+  for (std::size_t w : o.workers)
+    if (w > static_cast<std::size_t>(o.profile.cores))
+      throw UsageError("--workers " + std::to_string(w) + ": profile '" + o.profile.name + "' has " +
+                       std::to_string(o.profile.cores) +
+                       " cores (--cores N scales it; oversubscription is not simulated)");
+
+  for (const std::string& p : a.list_values("policy")) {
+    auto spec = parse_policy(p, error);
+    if (!spec) throw UsageError("--policy " + p + ": " + error + " (accepted: " + std::string(kPolicyAccepted) + ")");
+    if (spec->affinity)
+      throw UsageError("--policy " + p + ": affinity needs cache and placement models the simulator does not have");
+    if (spec->efs && !(o.profile.memory_accesses_per_s > 0 && !o.profile.active_cores_power_w.empty()))
+      throw UsageError("--policy " + p +
+                       ": efs needs memory_accesses_per_s and active_cores_power_w in the profile; '" + o.profile.name +
+                       "' lacks them (i5-2500 has both)");
+    o.policies.push_back(*spec);
+  }
+  if (o.policies.empty()) throw UsageError("--policy is required (e.g. --policy baseline,hermes)");
+
+  for (const std::string& f : a.values("freqs")) {
+    std::vector<double> hz;
+    if (!parse_frequency_list(f, hz, error)) throw UsageError("--freqs " + f + ": " + error);
+    o.ladders.push_back(std::move(hz));
+    o.default_ladder = false;
+  }
+  if (o.ladders.empty()) o.ladders.push_back(TempoLadder::paper_default(o.profile.frequencies_hz).frequencies_hz());
+
+  const auto dag = a.value("dag");
+  const auto trace = a.value("trace");
+  if (dag.has_value() == trace.has_value()) throw UsageError("give exactly one of --dag SPEC and --trace FILE");
+  if (dag) {
+    o.dag = sim::parse_dag_spec(*dag, error);
+    if (!o.dag) throw UsageError("--dag: " + error);
+  } else {
+    o.trace_path = *trace;
+    o.model = sim::SpawnModel::omp;  // traces come from OpenMP runs
+  }
+
+  o.seed = static_cast<std::uint64_t>(parse_integer("--seed", a.value_or("seed", "1"), 0, 1LL << 62));
+  o.trials = static_cast<int>(parse_integer("--trials", a.value_or("trials", "1"), 1, 100000));
+  o.out = a.value_or("out", "");
+  if (const auto m = a.value("model")) {
+    if (*m == "cilk") o.model = sim::SpawnModel::cilk;
+    else if (*m == "omp") o.model = sim::SpawnModel::omp;
+    else
+      throw UsageError("--model " + *m +
+                       ": expected cilk (work-first, continuation stealing) or omp (child stealing, tied tasks)");
+    o.model_given = true;
+  }
+  if (const auto p = a.value("placement")) {
+    const auto placement = sim::parse_placement(*p);
+    if (!placement) throw UsageError("--placement " + *p + ": expected spread or compact");
+    o.placement = *placement;
+    o.extra_args += " --placement " + *p;
+  }
+  time_option(a, "steal-cost", 1e-9, "1ns", 1, o.steal_cost_s, o.extra_args);
+  if (const auto d = a.value("min-dwell")) {
+    o.min_dwell_s = parse_seconds("--min-dwell", *d, 10);
+    o.extra_args += " --min-dwell " + *d;
+  }
+  if (const auto d = a.value("slack-dwell")) {
+    o.slack_dwell_s = parse_seconds("--slack-dwell", *d, 10);
+    if (!(o.slack_dwell_s >= 1e-5)) throw UsageError("--slack-dwell " + *d + ": expected a duration 10us..10s");
+    o.extra_args += " --slack-dwell " + *d;
+  }
+  if (const auto u = a.value("uncore")) {
+    std::string why;
+    if (!parse_frequency(*u, o.uncore_hz, why)) throw UsageError("--uncore " + *u + ": " + why);
+    if (o.profile.uncore_power.empty())
+      o.notes.push_back("--uncore " + *u + ": profile " + o.profile.name +
+                        " gives no uncore_power table; the uncore is charged its constant uncore_w");
+    o.extra_args += " --uncore " + *u;
+  }
+  if (const auto k = a.value("thresholds")) {
+    o.thresholds = static_cast<int>(parse_integer("--thresholds", *k, 1, kMaxThresholds));
+    o.extra_args += " --thresholds " + *k;
+  }
+  if (const auto m = a.value("profile-window")) {
+    o.profile_window = static_cast<std::uint32_t>(parse_integer("--profile-window", *m, 1, 1 << 20));
+    o.extra_args += " --profile-window " + *m;
+  }
+  time_option(a, "sample-interval", 1e-9, "1ns", 10, o.sample_interval_s, o.extra_args);
+  if (o.dag)
+    for (const sim::PhaseSpec& ph : o.dag->phases) o.contention = o.contention || ph.bus > 0;
+  if (const auto c = a.value("contention")) {
+    if (*c == "efs") o.contention = true;
+    else if (*c == "none") o.contention = false;
+    else throw UsageError("--contention " + *c + ": expected efs ([EFS] Eqs. 10-11) or none");
+    o.extra_args += " --contention " + *c;
+  }
+  time_option(a, "control-interval", 1e-6, "1us", 10, o.control_interval_s, o.extra_args);
+  if (const auto t = a.value("throttle")) {
+    if (*t == "preempt") o.throttle = sim::ThrottleMode::preempt;
+    else if (*t == "task") o.throttle = sim::ThrottleMode::task;
+    else
+      throw UsageError("--throttle " + *t +
+                       ": expected preempt (stop at once) or task (at the next task scheduling point)");
+    o.extra_args += " --throttle " + *t;
+  }
+  if (o.model_given) o.extra_args += std::string(" --model ") + sim::to_string(o.model);
+  return o;
+}
+
+std::string ladder_text(const std::vector<double>& hz) {
+  std::string s;
+  for (double f : hz) s += (s.empty() ? "" : ",") + format_frequency(f);
+  return s;
+}
+
+std::string quoted(const std::string& s) {
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && std::string("-_.,:=/+").find(c) == std::string::npos)
+      return "'" + s + "'";
+  return s;
+}
+
+std::string file_safe(std::string s) {
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '+' && c != '_') c = '-';
+  return s;
+}
+
+struct Combination {
+  std::size_t ladder = 0;
+  std::size_t workers = 0;
+  PolicySpec policy;
+  int trial = 0;
+};
+
+}  // namespace
+
+int run_simulate(const std::vector<std::string>& argv) {
+  const SimulateOptions o = setup(argv);
+  const double f_ref = o.profile.frequencies_hz.empty() ? 0 : o.profile.frequencies_hz.front();
+  if (!(f_ref > 0)) throw std::runtime_error("profile '" + o.profile.name + "' lists no frequencies");
+
+  sim::Program program;
+  std::string workload_input;
+  std::vector<std::string> input_notes;
+  if (o.dag) {
+    program = sim::build_synthetic(*o.dag, f_ref, o.profile.beta);
+    workload_input = "--dag " + quoted(o.dag->text);
+  } else {
+    std::string error;
+    const auto trace = read_trace(o.trace_path, error);
+    if (!trace) throw std::runtime_error("--trace " + o.trace_path + ": " + error);
+    program = sim::build_trace_program(*trace, o.profile.beta, input_notes);
+    program.description = o.trace_path;
+    workload_input = "--trace " + quoted(o.trace_path);
+  }
+
+  std::vector<Combination> runs;
+  for (std::size_t l = 0; l < o.ladders.size(); ++l)
+    for (std::size_t w : o.workers)
+      for (const PolicySpec& p : o.policies)
+        for (int t = 0; t < o.trials; ++t) runs.push_back({l, w, p, t});
+
+  bool to_dir = false;
+  if (!o.out.empty()) {
+    std::error_code ec;
+    to_dir = runs.size() > 1 || o.out.back() == '/' || fs::is_directory(o.out, ec);
+    if (to_dir) {
+      fs::create_directories(o.out, ec);
+      if (ec) throw std::runtime_error("--out " + o.out + ": " + ec.message());
+    }
+  } else if (runs.size() > 1) {
+    throw UsageError(std::to_string(runs.size()) + " runs: give --out DIR for their reports");
+  }
+  std::FILE* table = o.out.empty() ? stderr : stdout;
+  const sim::EfsContention efs_contention;
+  if (!o.quiet)
+    std::fprintf(table, "%-12s %7s %-24s %6s %12s %12s %9s %8s\n", "policy", "workers", "freqs", "trial", "time_s",
+                 "energy_J", "tasks", "steals");
+
+  for (const Combination& c : runs) {
+    const std::vector<double>& ladder = o.ladders[c.ladder];
+    sim::SimOptions so;
+    so.profile = o.profile;
+    so.workers = c.workers;
+    so.engine.policy = c.policy;
+    so.engine.ladder = TempoLadder(ladder);
+    so.engine.thresholds = o.thresholds;
+    so.engine.profile_window = o.profile_window;
+    so.engine.sample_interval_ns = static_cast<std::uint64_t>(o.sample_interval_s * 1e9);
+    so.model = o.model;
+    so.placement = o.placement;
+    so.seed = o.seed + static_cast<std::uint64_t>(c.trial);
+    so.steal_cost_s = o.steal_cost_s;
+    so.min_dwell_s = o.min_dwell_s;
+    so.uncore_hz = o.uncore_hz;
+    so.engine.slack_dwell_ns =
+        static_cast<std::uint64_t>((o.slack_dwell_s > 0 ? o.slack_dwell_s : slack_dwell_default_s(&o.profile)) * 1e9);
+    if (o.contention) so.contention = &efs_contention;
+    so.control_interval_s = o.control_interval_s;
+    so.throttle = o.throttle;
+    sim::Simulation simulation(so, program);
+    const sim::SimResult& r = simulation.run();
+
+    // Everything but policy, workers and seed defines what is compared (rubato compare's workload).
+    const std::string freqs = ladder_text(ladder);
+    const std::string workload =
+        "sim " + workload_input + " --profile " + o.profile.name + " --freqs " + freqs + o.extra_args;
+    const std::string command = "rubato simulate --profile " + quoted(o.profile.name) + " --workers " +
+                                std::to_string(c.workers) + " " + workload_input + " --policy " +
+                                quoted(c.policy.name()) + " --seed " + std::to_string(so.seed) + " --freqs " + freqs +
+                                o.extra_args;
+    Report rep = sim::make_report(simulation, program.description, command);
+    rep.workload = workload;
+    rep.trial = c.trial;
+    for (const std::string& n : o.notes) rep.notes.push_back(n);
+    for (const std::string& n : input_notes) rep.notes.push_back(n);
+    const std::string json = to_json(rep);
+
+    std::string where = "stdout";
+    if (o.out.empty()) {
+      std::fputs(json.c_str(), stdout);
+      std::fputc('\n', stdout);
+    } else {
+      fs::path path = o.out;
+      if (to_dir) {
+        std::string name = "sim-" + o.profile.name + "-w" + std::to_string(c.workers) + "-" + c.policy.name();
+        if (o.ladders.size() > 1) name += "-f" + freqs;
+        name += "-t" + std::to_string(c.trial);
+        path = fs::path(o.out) / (file_safe(name) + ".json");
+      }
+      std::ofstream f(path, std::ios::binary);
+      f << json << '\n';
+      if (!f) throw std::runtime_error("cannot write " + path.string());
+      where = path.string();
+    }
+    std::uint64_t steals = 0;
+    for (const auto& w : rep.workers) steals += w.steals;
+    if (!o.quiet)
+      std::fprintf(table, "%-12s %7zu %-24s %6d %12.6g %12.6g %9llu %8llu  %s\n", c.policy.name().c_str(), c.workers,
+                   freqs.c_str(), c.trial, rep.wall_s, rep.energy.joules, static_cast<unsigned long long>(r.tasks),
+                   static_cast<unsigned long long>(steals), where.c_str());
+  }
+  return 0;
+}
+
+}  // namespace rubato::cli

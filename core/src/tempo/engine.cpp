@@ -1,0 +1,476 @@
+#include "rubato/core/tempo/engine.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace rubato {
+namespace {
+
+using engine_detail::bump;
+using engine_detail::get;
+using engine_detail::kNoSegment;
+using engine_detail::kNotWaiting;
+using engine_detail::kSlowedBit;
+
+// Domain ids index a table; bound them so a bad topology cannot exhaust memory.
+constexpr DomainId kMaxDomainId = 1u << 16;
+
+}  // namespace
+
+// baseline and fixed run at one frequency; with slack they also need the
+// ladder's slowest, where waiting workers go.
+TempoLadder Engine::ladder_for(const EngineOptions& o) {
+  const double slowest = o.ladder.frequencies_hz().back();
+  switch (o.policy.tempo) {
+    case TempoPolicy::baseline:
+      return o.policy.slack ? TempoLadder({o.ladder.max_hz(), slowest}) : TempoLadder({o.ladder.max_hz()});
+    case TempoPolicy::fixed:
+      return o.policy.slack && slowest < o.policy.fixed_hz ? TempoLadder({o.policy.fixed_hz, slowest})
+                                                           : TempoLadder({o.policy.fixed_hz});
+    default: return o.ladder;
+  }
+}
+
+Engine::Engine(EngineOptions options, const Clock& clock, TempoActuator& actuator)
+    : options_(std::move(options)),
+      ladder_(ladder_for(options_)),
+      clock_(clock),
+      steady_clock_(dynamic_cast<const SteadyClock*>(&clock)),
+      actuator_(actuator),
+      workload_(options_.policy.workload()),
+      k_(options_.fixed_thresholds.empty() ? options_.thresholds : static_cast<int>(options_.fixed_thresholds.size())),
+      max_workers_(options_.max_workers),
+      slots_(new Slot[options_.max_workers == 0 ? 1 : options_.max_workers]),
+      list_(options_.max_workers == 0 ? 1 : options_.max_workers) {
+  for (Level l = 0; l < ladder_.levels() && l < kMaxLevels; ++l)
+    stretched_at_level_[static_cast<std::size_t>(l)] = actuator_.stretches_at(ladder_.hz(l), ladder_.max_hz());
+  for (Level l = 0; l < ladder_.levels() && l < kMaxLevels; ++l)
+    stretches_any_ = stretches_any_ || stretched_at_level_[static_cast<std::size_t>(l)];
+  if (options_.policy.guarded) {
+    if (options_.cost.busy_w.size() != static_cast<std::size_t>(ladder_.levels()))
+      throw std::invalid_argument("engine: the cost guard needs the busy power of each of the " +
+                                  std::to_string(ladder_.levels()) + " ladder levels");
+    guard_ = CostGuard(ladder_, options_.cost);
+  }
+  if (options_.policy.slack && options_.slack_dwell_ns == 0)
+    throw std::invalid_argument("engine: the slack dwell must be positive");
+  if (max_workers_ == 0) throw std::invalid_argument("engine: max_workers must be positive");
+  if (k_ < 1 || k_ > kMaxThresholds)
+    throw std::invalid_argument("engine: thresholds K must be within 1.." + std::to_string(kMaxThresholds));
+  if (options_.profile_window == 0) throw std::invalid_argument("engine: profile window must be positive");
+
+  std::array<double, kMaxThresholds> initial{};
+  if (options_.fixed_thresholds.empty()) {
+    thresholds_from_mean(options_.initial_mean_depth, k_, initial);
+  } else {
+    std::copy(options_.fixed_thresholds.begin(), options_.fixed_thresholds.end(), initial.begin());
+    std::sort(initial.begin(), initial.begin() + k_);
+  }
+  DomainId domain_count = 0;
+  domain_of_.resize(max_workers_);
+  for (std::size_t w = 0; w < max_workers_; ++w) {
+    Slot& s = slots_[w];
+    s.sampler = DepthSampler(options_.profile_window);
+    for (int i = 0; i < kMaxThresholds; ++i)
+      s.thld[static_cast<std::size_t>(i)].store(initial[static_cast<std::size_t>(i)]);
+    const DomainId d = w < options_.worker_domain.size() ? options_.worker_domain[w] : static_cast<DomainId>(w);
+    if (d >= kMaxDomainId) throw std::invalid_argument("engine: clock domain id out of range");
+    domain_of_[w] = d;
+    domain_count = std::max<DomainId>(domain_count, d + 1);
+  }
+  domains_.reserve(domain_count);
+  for (DomainId d = 0; d < domain_count; ++d) domains_.push_back(std::make_unique<Domain>());
+  for (std::size_t w = 0; w < max_workers_; ++w) {
+    domains_[domain_of_[w]]->workers.push_back(static_cast<WorkerId>(w));
+    slots_[w].domain = domains_[domain_of_[w]].get();
+  }
+}
+
+Engine::~Engine() = default;
+
+int Engine::band_now(const Slot& s) const noexcept {
+  std::array<double, kMaxThresholds> thld{};
+  for (int i = 0; i < k_; ++i)
+    thld[static_cast<std::size_t>(i)] = s.thld[static_cast<std::size_t>(i)].load(std::memory_order_relaxed);
+  return band_of(static_cast<double>(depth_of(s)), thld, k_);
+}
+
+// ---- events ------------------------------------------------------------------
+
+void Engine::worker_begin(WorkerId w) noexcept {
+  if (!valid(w)) return drop();
+  Slot& s = slot(w);
+  const std::uint64_t now = clock_.now_ns();
+  if (!s.seen.exchange(true, std::memory_order_relaxed)) {
+    s.first_seen_ns.store(now, std::memory_order_relaxed);
+    seen_workers_.fetch_add(1, std::memory_order_relaxed);
+    std::size_t end = seen_end_.load(std::memory_order_relaxed);
+    while (end < w + 1 && !seen_end_.compare_exchange_weak(end, w + 1, std::memory_order_acq_rel)) {
+    }
+  }
+  s.last_seen_ns.store(now, std::memory_order_relaxed);
+  // The first worker of a domain makes the back-end apply the starting tempo
+  // (every worker starts at the fastest level, [HERMES] §3.2).
+  publish_domain(domain_of_[w]);
+}
+
+void Engine::worker_end(WorkerId w) noexcept {
+  if (!valid(w)) return drop();
+  slot(w).last_seen_ns.store(clock_.now_ns(), std::memory_order_relaxed);
+}
+
+// Fig. 5 PUSH: reaching the next threshold up raises the tempo one level.
+void Engine::push_workload(WorkerId w, Slot& s, std::int64_t depth) noexcept {
+  int band = s.band.load(std::memory_order_relaxed);
+  if (band < k_ &&
+      static_cast<double>(depth) >= s.thld[static_cast<std::size_t>(band)].load(std::memory_order_relaxed) &&
+      s.band.compare_exchange_strong(band, band + 1, std::memory_order_relaxed))
+    raise(w);
+}
+
+bool Engine::workload_may_slow(WorkerId w) const noexcept {
+  // Fig. 5 POP/STEAL `w.prev != null`: the head of the immediacy list is never
+  // slowed by workload sensitivity (hermes only; workload alone has no list).
+  return !options_.policy.workpath() || list_.has_predecessor(w);
+}
+
+// Fig. 5 POP: below the current threshold, one level slower.
+void Engine::pop_workload(WorkerId w, Slot& s) noexcept {
+  const std::int64_t depth = depth_of(s);
+  int band = s.band.load(std::memory_order_relaxed);
+  if (band > 0 &&
+      static_cast<double>(depth) < s.thld[static_cast<std::size_t>(band - 1)].load(std::memory_order_relaxed) &&
+      workload_may_slow(w) && s.band.compare_exchange_strong(band, band - 1, std::memory_order_relaxed))
+    lower(w);
+}
+
+void Engine::steal(WorkerId thief, WorkerId victim) noexcept {
+  if (!valid(thief) || !valid(victim) || thief == victim) return drop();
+  Slot& t = slot(thief);
+  Slot& v = slot(victim);
+  bump(t.steals);
+  v.stolen_from.fetch_add(1, std::memory_order_relaxed);
+  const PolicySpec& p = options_.policy;
+  if (!p.workpath() && !p.workload()) return;
+
+  std::lock_guard<SpinLock> guard(list_lock_);
+  if (p.workpath()) {
+    // A thief has, by definition, run out of its own work: if the front-end did
+    // not report it idle first, end its previous relationship now.
+    leave_immediacy_list(thief);
+    // Fig. 5 line 20: thief procrastination, DOWN(w, v) (where the guard lets it).
+    const Level from = level(thief);
+    set_level(thief, guarded_target(thief, t, from, ladder_.down_from(from, level(victim))));
+    // Lines 21-26: the thief follows the victim, ahead of earlier thieves.
+    list_.insert_after(victim, thief);
+  } else {
+    // Workload alone ([HERMES] §3.2, Fig. 4(b)): a thief with an empty deque is
+    // below the first threshold and runs at the slowest tempo.
+    set_level(thief, guarded_target(thief, t, level(thief), ladder_.slowest()));
+  }
+  if (p.workload()) {
+    t.band.store(band_now(t), std::memory_order_relaxed);
+    // Fig. 5 STEAL: the victim's deque shrank; below its current threshold it
+    // slows one level (unless it heads the immediacy list).
+    const std::int64_t vdepth = depth_of(v);
+    int band = v.band.load(std::memory_order_relaxed);
+    if (band > 0 &&
+        static_cast<double>(vdepth) < v.thld[static_cast<std::size_t>(band - 1)].load(std::memory_order_relaxed) &&
+        workload_may_slow(victim) && v.band.compare_exchange_strong(band, band - 1, std::memory_order_relaxed))
+      lower(victim);
+  }
+}
+
+void Engine::idle(WorkerId w) noexcept {
+  if (!valid(w)) return drop();
+  bump(slot(w).idles);
+  if (!options_.policy.workpath()) return;
+  // Tempo of idle workers is left alone ([HERMES] §3.4); only the relay acts.
+  std::lock_guard<SpinLock> guard(list_lock_);
+  leave_immediacy_list(w);
+}
+
+void Engine::leave_immediacy_list(WorkerId w) noexcept {
+  if (!list_.linked(w)) return;
+  // Fig. 5 lines 6-10: immediacy relay, transitive along the list.
+  for (WorkerId x = list_.next(w); x != kNoWorker; x = list_.next(x)) raise(x);
+  list_.remove(w);
+}
+
+void Engine::sample_depth(Slot& s, std::uint64_t now) noexcept {
+  s.next_sample_ns = now + options_.sample_interval_ns;
+  const std::int64_t depth = std::max<std::int64_t>(0, depth_of(s));
+  bump(s.depth_sample_sum, static_cast<std::uint64_t>(depth));
+  bump(s.depth_samples);
+  double mean = 0;
+  if (s.sampler.add(static_cast<std::uint64_t>(depth), mean) && options_.policy.workload() &&
+      options_.fixed_thresholds.empty()) {
+    std::array<double, kMaxThresholds> thld{};
+    thresholds_from_mean(mean, k_, thld);
+    for (int i = 0; i < k_; ++i)
+      s.thld[static_cast<std::size_t>(i)].store(thld[static_cast<std::size_t>(i)], std::memory_order_relaxed);
+  }
+}
+
+// A relay or a thief may have changed the domain's level from another thread
+// mid-segment: the part before the last change ran at the level before it.
+// (Several changes within one segment: all but the last are approximated.)
+bool Engine::account_split_segment(WorkerId w, Slot& s, std::uint64_t start, std::uint64_t changed, std::uint64_t now,
+                                   Level lv) noexcept {
+  const bool before = account_segment(w, s, changed - start, s.domain->level_before.load(std::memory_order_relaxed));
+  const bool after = account_segment(w, s, now - changed, lv);
+  return before || after;
+}
+
+// A chained run's clock read (see segment_end): its time so far is accounted
+// and the run goes on from the worker's free time. Reads are spaced by chained
+// segment ends, adapted so that they come about one depth-sample interval
+// apart: every end for long tasks, at most every kMaxChainedReadEvery for
+// fine-grained ones (a run then holds at most that many segments).
+void Engine::measure_run(WorkerId w, Slot& s) noexcept {
+  constexpr std::uint32_t kMaxChainedReadEvery = 64;
+  s.chained_ends_left = s.chained_read_every;
+  const std::uint64_t start = s.run_start_ns;
+  if (start == kNoSegment) return;  // the run was ended already: nothing to measure
+  const std::uint64_t now = now_ns();
+  const std::uint64_t free = account_run(w, s, start, now);
+  s.run_start_ns = free;
+  const std::uint64_t elapsed = now > start ? now - start : 0;
+  if (elapsed < options_.sample_interval_ns / 2)
+    s.chained_read_every = std::min(s.chained_read_every * 2, kMaxChainedReadEvery);
+  else if (elapsed > options_.sample_interval_ns)
+    s.chained_read_every = std::max<std::uint32_t>(s.chained_read_every / 2, 1);
+  s.chained_ends_left = s.chained_read_every;
+  if (free >= s.next_sample_ns) sample_depth(s, free);
+}
+
+bool Engine::emulate_segment(WorkerId w, std::uint64_t duration_ns, Level lv) noexcept {
+  return actuator_.segment_end(w, duration_ns, ladder_.hz(lv), ladder_.max_hz());
+}
+
+// ---- tempo ---------------------------------------------------------------------
+
+void Engine::set_level(WorkerId w, Level target) noexcept {
+  Slot& s = slot(w);
+  if (s.level.exchange(target, std::memory_order_relaxed) == target) return;
+  s.level_changes.fetch_add(1, std::memory_order_relaxed);
+  publish_domain(domain_of_[w]);
+}
+
+void Engine::raise(WorkerId w) noexcept {
+  Slot& s = slot(w);
+  Level cur = s.level.load(std::memory_order_relaxed);
+  while (cur != ladder_.up(cur)) {
+    if (s.level.compare_exchange_weak(cur, ladder_.up(cur), std::memory_order_relaxed)) {
+      s.level_changes.fetch_add(1, std::memory_order_relaxed);
+      publish_domain(domain_of_[w]);
+      return;
+    }
+  }
+}
+
+void Engine::lower(WorkerId w) noexcept {
+  Slot& s = slot(w);
+  Level cur = s.level.load(std::memory_order_relaxed);
+  while (cur != ladder_.down(cur)) {
+    const Level target = guarded_target(w, s, cur, ladder_.down(cur));
+    if (target == cur) return;
+    if (s.level.compare_exchange_weak(cur, target, std::memory_order_relaxed)) {
+      s.level_changes.fetch_add(1, std::memory_order_relaxed);
+      publish_domain(domain_of_[w]);
+      return;
+    }
+  }
+}
+
+// guarded: a slowing decision of the tempo policy for a working worker, as
+// the cost guard lets it through. The uncore share is over the
+// workers active at the last sweep (every worker seen, before the first).
+Level Engine::guarded_target(WorkerId, Slot& s, Level from, Level to) noexcept {
+  if (!guard_.enabled() || to <= from) return to;
+  const int swept = active_workers_.load(std::memory_order_relaxed);
+  const int active = swept > 0 ? swept : seen_workers_.load(std::memory_order_relaxed);
+  const Level admitted = guard_.admit(from, to, active);
+  // Not only the owner's counter: a thief's steal can hold its victim's slowing.
+  if (admitted != to) s.guard_holds.fetch_add(1, std::memory_order_relaxed);
+  return admitted;
+}
+
+// slack: a lowered waiting worker runs at the slowest level whatever its
+// tempo policy asked for; otherwise it runs at that policy's level.
+Level Engine::effective_level(const Slot& s) const noexcept {
+  if (s.wait_word.load(std::memory_order_relaxed) & kSlowedBit) return ladder_.slowest();
+  return s.level.load(std::memory_order_relaxed);
+}
+
+// The owner's wait ends (work, or serial code): its time is counted and, if
+// slack lowered the worker, the raise is requested at once — not held for the
+// dwell — and lands raise_latency_ns later (work until then runs slowed).
+void Engine::end_wait(Slot& s, std::uint64_t now) noexcept {
+  const std::uint64_t word = s.wait_word.exchange(kNotWaiting, std::memory_order_acq_rel);
+  if (word == kNotWaiting) return;
+  const std::uint64_t since = word & kNotWaiting;
+  bump(s.wait_ns, now > since ? now - since : 0);
+  if (!(word & kSlowedBit)) return;
+  const std::uint64_t slowed_at = s.slowed_at_ns.load(std::memory_order_relaxed);
+  bump(s.wait_slowed_ns, now > slowed_at ? now - slowed_at : 0);
+  bump(s.slowed_wakeups);
+  bump(s.raise_delay_ns, options_.raise_latency_ns);
+  const WorkerId w = id_of(s);
+  s.level_changes.fetch_add(1, std::memory_order_relaxed);
+  publish_domain(domain_of_[w], options_.raise_latency_ns);
+  actuator_.raise_now(domain_of_[w]);
+}
+
+std::uint64_t Engine::slack_sweep(std::uint64_t now) noexcept {
+  std::uint64_t next = kNever;
+  int active = 0;
+  const std::size_t end = std::min<std::size_t>(max_workers_, seen_end_.load(std::memory_order_acquire));
+  for (std::size_t i = 0; i < end; ++i) {
+    Slot& s = slots_[i];
+    if (!s.seen.load(std::memory_order_relaxed)) continue;
+    std::uint64_t word = s.wait_word.load(std::memory_order_acquire);
+    if (word == kNotWaiting) {
+      ++active;
+      continue;
+    }
+    if (!options_.policy.slack || (word & kSlowedBit)) continue;
+    const std::uint64_t due = word + options_.slack_dwell_ns;
+    if (now < due) {
+      next = std::min(next, due);
+      continue;
+    }
+    // The owner may end its wait meanwhile: the bit is set only on the wait it
+    // was read from, and the owner's exchange then sees it and raises.
+    s.slowed_at_ns.store(now, std::memory_order_relaxed);
+    if (s.wait_word.compare_exchange_strong(word, word | kSlowedBit, std::memory_order_acq_rel)) {
+      s.level_changes.fetch_add(1, std::memory_order_relaxed);
+      publish_domain(domain_of_[i]);
+    }
+  }
+  active_workers_.store(std::max(active, 1), std::memory_order_relaxed);
+  return next;
+}
+
+// A domain runs at the fastest level any of its workers requests.
+void Engine::publish_domain(DomainId d, std::uint64_t lands_after_ns) noexcept {
+  Domain& dom = *domains_[d];
+  const bool first = !dom.published.exchange(true, std::memory_order_relaxed);
+  // slack publishes from the sweeper and the owner at once: one domain's
+  // publishes are then serialised, so the last one sees both threads' changes.
+  if (dom.workers.size() == 1 && !options_.policy.slack) {
+    const Level lv = slot(dom.workers.front()).level.load(std::memory_order_relaxed);
+    const Level old = dom.level.exchange(lv, std::memory_order_relaxed);
+    if (old == lv && !first) return;
+    const std::uint64_t now = clock_.now_ns();
+    if (old != lv) {
+      dom.transitions.fetch_add(1, std::memory_order_relaxed);
+      note_change(dom, old, now);
+    }
+    actuator_.domain_level_changed(d, lv, ladder_.hz(lv), now);
+    return;
+  }
+  std::lock_guard<SpinLock> guard(dom.lock);
+  Level best = ladder_.slowest();
+  Level worst = ladder_.fastest();
+  bool any = false;
+  for (WorkerId m : dom.workers) {
+    if (!slot(m).seen.load(std::memory_order_relaxed)) continue;
+    const Level lv = effective_level(slot(m));
+    best = std::min(best, lv);
+    worst = std::max(worst, lv);
+    any = true;
+  }
+  if (!any) best = ladder_.fastest();
+  const Level old = dom.level.exchange(best, std::memory_order_relaxed);
+  if (old == best && !first) return;
+  const std::uint64_t now = clock_.now_ns();
+  if (old != best) {
+    dom.transitions.fetch_add(1, std::memory_order_relaxed);
+    if (worst != best) dom.conflicts.fetch_add(1, std::memory_order_relaxed);
+    note_change(dom, old, best < old ? now + lands_after_ns : now);
+  }
+  actuator_.domain_level_changed(d, best, ladder_.hz(best), now);
+}
+
+void Engine::note_change(Domain& dom, Level before, std::uint64_t when) noexcept {
+  dom.level_before.store(before, std::memory_order_relaxed);
+  dom.changed_ns.store(when, std::memory_order_release);
+}
+
+// ---- state ---------------------------------------------------------------------
+
+Level Engine::level(WorkerId w) const noexcept { return valid(w) ? slot(w).level.load(std::memory_order_relaxed) : 0; }
+Level Engine::domain_level(WorkerId w) const noexcept {
+  return valid(w) ? domains_[domain_of_[w]]->level.load(std::memory_order_relaxed) : 0;
+}
+double Engine::frequency_hz(WorkerId w) const noexcept { return ladder_.hz(domain_level(w)); }
+
+std::vector<WorkerStats> Engine::worker_stats() const {
+  std::vector<WorkerStats> out;
+  const std::uint64_t snapshot_ns = clock_.now_ns();
+  for (std::size_t i = 0; i < max_workers_; ++i) {
+    const Slot& s = slots_[i];
+    if (!s.seen.load(std::memory_order_relaxed)) continue;
+    WorkerStats st;
+    st.id = static_cast<WorkerId>(i);
+    st.seen = true;
+    st.domain = domain_of_[i];
+    st.pushes = get(s.pushes);
+    st.pops = get(s.pops);
+    st.steals = get(s.steals);
+    st.stolen_from = s.stolen_from.load(std::memory_order_relaxed);
+    st.idles = get(s.idles);
+    st.segments = get(s.segments);
+    st.tasks_completed = get(s.completed);
+    st.max_depth = get(s.max_depth);
+    st.depth_samples = get(s.depth_samples);
+    st.mean_depth =
+        st.depth_samples ? static_cast<double>(get(s.depth_sample_sum)) / static_cast<double>(st.depth_samples) : 0.0;
+    st.level = s.level.load(std::memory_order_relaxed);
+    st.level_changes = s.level_changes.load(std::memory_order_relaxed);
+    for (int l = 0; l < kMaxLevels; ++l) {
+      st.busy_ns_at_level[static_cast<std::size_t>(l)] = get(s.busy_ns[static_cast<std::size_t>(l)]);
+      st.busy_ns += st.busy_ns_at_level[static_cast<std::size_t>(l)];
+    }
+    st.first_seen_ns = get(s.first_seen_ns);
+    st.last_seen_ns = get(s.last_seen_ns);
+    for (int i2 = 0; i2 < k_; ++i2)
+      st.thresholds[static_cast<std::size_t>(i2)] =
+          s.thld[static_cast<std::size_t>(i2)].load(std::memory_order_relaxed);
+    st.wait_ns = get(s.wait_ns);
+    st.wait_slowed_ns = get(s.wait_slowed_ns);
+    st.slowed_wakeups = get(s.slowed_wakeups);
+    st.raise_delay_ns = get(s.raise_delay_ns);
+    st.guard_holds = get(s.guard_holds);
+    // A wait still under way counts up to now.
+    const std::uint64_t word = s.wait_word.load(std::memory_order_acquire);
+    if (word != kNotWaiting) {
+      const std::uint64_t since = word & kNotWaiting;
+      if (snapshot_ns > since) st.wait_ns += snapshot_ns - since;
+      const std::uint64_t slowed_at = s.slowed_at_ns.load(std::memory_order_relaxed);
+      if ((word & kSlowedBit) && snapshot_ns > slowed_at) st.wait_slowed_ns += snapshot_ns - slowed_at;
+    }
+    out.push_back(st);
+  }
+  return out;
+}
+
+std::vector<DomainStats> Engine::domain_stats() const {
+  std::vector<DomainStats> out;
+  for (std::size_t d = 0; d < domains_.size(); ++d) {
+    const Domain& dom = *domains_[d];
+    DomainStats st;
+    st.id = static_cast<DomainId>(d);
+    for (WorkerId w : dom.workers)
+      if (slot(w).seen.load(std::memory_order_relaxed)) st.workers.push_back(w);
+    if (st.workers.empty()) continue;
+    st.level = dom.level.load(std::memory_order_relaxed);
+    st.transitions = dom.transitions.load(std::memory_order_relaxed);
+    st.conflicts = dom.conflicts.load(std::memory_order_relaxed);
+    out.push_back(std::move(st));
+  }
+  return out;
+}
+
+}  // namespace rubato

@@ -1,0 +1,145 @@
+// The preload's task-level front-end (EventLevel::itt_tasks), shared by the
+// ITT collector (itt_collector.cpp: a task starts / ends on the thread that
+// runs it) and the interposed oneTBB entry points (spawn_interposers.cpp: a
+// task is created, a thread waits). Same engine events as the drop-ins
+// (rubato/tbb/detail/task_events.hpp), with two differences: a worker is a
+// thread (frontend.hpp), and the spawner travels in the task object itself.
+#pragma once
+
+#include <oneapi/tbb/detail/_task.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "frontend.hpp"
+#include "rubato/tbb/detail/task_events.hpp"
+#include "thread_lookup.hpp"
+
+namespace rubato::tbb::detail {
+
+// The preload opens its session when the program first hands oneTBB a task or
+// waits (preload.cpp): by then the program has set up oneTBB its own way
+// (global_control, its arenas), which opening it at load would pre-empt.
+inline std::atomic<bool> g_preload_pending{false};
+void start_preload_session() noexcept;
+
+// The calling thread's record when the ITT front-end is active and the thread
+// has a worker number, else nullptr. Common path: two compares.
+[[gnu::always_inline]] inline ThreadRecord* itt_record() noexcept {
+  ThreadRecord& t = t_record;
+  if (t.generation == g_itt_generation.load(std::memory_order_relaxed) && t.worker != kNoWorker) [[likely]]
+    return &t;
+  Frontend* fe = active_frontend();
+  if (!fe && g_preload_pending.load(std::memory_order_acquire)) [[unlikely]] {
+    start_preload_session();
+    fe = active_frontend();
+  }
+  if (!fe || fe->level != EventLevel::itt_tasks) return nullptr;
+  ThreadRecord& r = record_for(*fe);
+  return worker_of(*fe, r) == kNoWorker ? nullptr : &r;
+}
+
+// The creator of a task, written into the task when it is handed to oneTBB and
+// taken back when it starts. d1::task (oneTBB 2021, _task.h) is 64 bytes:
+// vtable pointer, m_version_and_traits, m_reserved[6]; the runtime uses
+// m_reserved[0] (context) and [2] (isolation) only (src/tbb/scheduler_common.h,
+// task_accessor, read in oneTBB 2021.2 to 2022.0). rubato uses m_reserved[5].
+// A task's constructor zeroes it, so a task object reused at the same address
+// after an earlier one ended carries no stale creator: matching is exact under
+// reuse. (2021.1's task had m_reserved[5]: offset 56 was tail padding a derived
+// task may use; programs built against 2021.1 headers must not use this mode,
+// frontends/tbb/README.md.)
+static_assert(sizeof(::tbb::detail::d1::task) == 64, "oneTBB's d1::task layout changed: see itt_frontend.hpp");
+inline constexpr std::size_t kCreatorOffset = 56;                   // m_reserved[5]
+inline constexpr std::uint64_t kCreatorMark = 0x52554241ull << 32;  // "RUBA"
+
+[[gnu::always_inline]] inline void write_creator(::tbb::detail::d1::task& task, worker_index w) noexcept {
+  const std::uint64_t word = kCreatorMark | w;
+  std::memcpy(reinterpret_cast<char*>(&task) + kCreatorOffset, &word, sizeof word);
+}
+
+// The creator, or no_worker for a task whose creation was not seen; clears it.
+[[gnu::always_inline]] inline worker_index take_creator(::tbb::detail::d1::task& task) noexcept {
+  char* where = reinterpret_cast<char*>(&task) + kCreatorOffset;
+  std::uint64_t word;
+  std::memcpy(&word, where, sizeof word);
+  if ((word & ~std::uint64_t{0xffffffffu}) != kCreatorMark) return no_worker;
+  const std::uint64_t zero = 0;
+  std::memcpy(where, &zero, sizeof zero);
+  return static_cast<worker_index>(word);
+}
+
+// A task is handed to oneTBB by the calling thread (spawn, enqueue, submit, or
+// the first task of execute_and_wait): a push on its worker.
+[[gnu::always_inline]] inline void note_created(::tbb::detail::d1::task& task) noexcept {
+  if (ThreadRecord* t = itt_record()) [[likely]]
+    write_creator(task, spawn_in_scope(*t));
+}
+
+// The ITT collector's per-thread stack of the tasks a thread runs
+// (itt_collector.cpp), here so that a wait's check for abandoned ones inlines.
+// Deeper nesting is not observed (counted): 256 frames are 12 KiB of TLS per thread.
+inline constexpr std::uint32_t kMaxFrames = 256;
+
+struct IttFrame {
+  std::uint64_t generation;  // of the front-end the task was begun under; kNoGeneration: none
+  std::uintptr_t stack;      // where oneTBB's dispatch loop called callee_enter
+  running_task task;
+};
+
+struct IttThread {
+  std::uint32_t depth = 0;   // callee_enter minus callee_leave
+  bool expect_task = false;  // a callee_enter was the last ITT call
+  std::uint64_t enters = 0;
+  IttFrame frames[kMaxFrames];
+};
+
+inline constinit thread_local IttThread t_itt{};
+
+// Ends the recorded frames deeper on the stack than `bound` (at least one).
+[[gnu::noinline]] void end_frames_below(IttThread& s, std::uintptr_t bound) noexcept;
+
+// Ends the tasks that started deeper on this thread's stack than `bound` and
+// left by an exception (itt_collector.cpp): the check inline, the rare work
+// out of line.
+[[gnu::always_inline]] inline void end_abandoned(IttThread& s, std::uintptr_t bound) noexcept {
+  if (s.depth > 0 && s.depth <= kMaxFrames && s.frames[s.depth - 1].stack < bound) [[unlikely]]
+    end_frames_below(s, bound);
+}
+
+// Around a blocking wait (r1::wait, r1::execute_and_wait): as wait_scope.
+class itt_wait_scope {
+ public:
+  // always_inline: the interposers are the only callers, and a call here
+  // costs as much as the events themselves.
+  [[gnu::always_inline]] itt_wait_scope() noexcept {
+    if ((t_ = itt_record())) {
+      begin_waiting(*t_, waiting_);
+      generation_ = t_->generation;
+    }
+  }
+  [[gnu::always_inline]] ~itt_wait_scope() {
+    // Tasks of this wait that threw (itt_collector.cpp). A frame address, not
+    // `this`: ASan may keep locals on a fake stack elsewhere in memory. Inlined,
+    // it is the interposer's frame: every task of this wait ran deeper.
+    end_abandoned(t_itt, reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)));
+    if (t_ && generation_ == g_itt_generation.load(std::memory_order_relaxed)) end_waiting(*t_, waiting_);
+  }
+  itt_wait_scope(const itt_wait_scope&) = delete;
+  itt_wait_scope& operator=(const itt_wait_scope&) = delete;
+
+ private:
+  ThreadRecord* t_;
+  std::uint64_t generation_ = kNoGeneration;
+  waiting_task waiting_;
+};
+
+// Called by the preload when it loads, before oneTBB initializes
+// (itt_collector.cpp): points oneTBB's ITT loader at this library for the sync
+// and stitch groups, has oneTBB initialize its tool support alone, checks that
+// a notification arrives, and puts the environment back. Returns true when it
+// does; else `why` says why not.
+bool connect_itt_notifications(std::string& why) noexcept;
+
+}  // namespace rubato::tbb::detail

@@ -1,0 +1,80 @@
+// librubato_tbb_preload.so: rubato for unmodified oneTBB programs,
+//   LD_PRELOAD=/path/librubato_tbb_preload.so ./program
+// When the library loads it connects to oneTBB's ITT task notifications
+// (itt_collector.cpp); it interposes oneTBB's spawn / enqueue / wait entry
+// points (spawn_interposers.cpp). The session opens when the program first
+// hands oneTBB a task or waits: task events as the drop-ins give them, from
+// every arena. Where the notifications cannot be had (a profiler's collector
+// in INTEL_LIBITTNOTIFY64, oneTBB initialized before this library), it falls
+// back to a thread-level observer of that thread's arena (arena entry / exit,
+// time inside the arena) and says why. The report is written when the library
+// is unloaded (process exit).
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "arena_observer.hpp"
+#include "itt_frontend.hpp"
+#include "linked_objects.hpp"
+#include "rubato/core/config/settings.hpp"
+#include "rubato/power/session/run_identity.hpp"
+
+namespace rubato::tbb::detail {
+namespace {
+
+// Read at load; used when the session opens.
+struct Pending {
+  Environment env;
+  bool tasks = false;
+  std::string why_threads_only;
+};
+Pending* g_pending = nullptr;
+std::mutex g_start_mutex;
+ArenaObserver* g_observer = nullptr;
+
+__attribute__((constructor)) void load_preload() {
+  // LD_PRELOAD reaches every process the program starts (shells, tools):
+  // only those using oneTBB are observed.
+  if (!another_object_needs("libtbb.so", reinterpret_cast<const void*>(&load_preload))) return;
+  try {
+    auto pending = std::make_unique<Pending>();
+    pending->env = read_process_environment();
+    Diagnostics unused;                                        // Session::open reports them
+    if (!load_settings(pending->env, unused).enabled) return;  // RUBATO_ENABLE=0: oneTBB left untouched
+    pending->tasks = connect_itt_notifications(pending->why_threads_only);
+    g_pending = pending.release();
+    g_preload_pending.store(true, std::memory_order_release);
+  } catch (...) {
+    std::fprintf(stderr, "rubato: the TBB preload could not start; the program runs without rubato\n");
+  }
+}
+
+// Library destructors run in reverse load order: before oneTBB's own. The
+// observer is finished, not deleted: a thread still inside a task at exit may
+// yet reach the front-end (it finds it retracted and does nothing).
+__attribute__((destructor)) void unload_preload() {
+  std::lock_guard<std::mutex> lock(g_start_mutex);
+  g_preload_pending.store(false, std::memory_order_release);
+  if (g_observer) g_observer->finish();
+}
+
+}  // namespace
+
+void start_preload_session() noexcept {
+  std::lock_guard<std::mutex> lock(g_start_mutex);
+  if (!g_preload_pending.load(std::memory_order_acquire)) return;  // another thread started it
+  try {
+    const Pending& p = *g_pending;
+    g_observer = new ArenaObserver(p.env, p.tasks ? EventLevel::itt_tasks : EventLevel::threads_only);
+    if (!p.tasks && g_observer->active()) {
+      std::fprintf(stderr, "rubato: tbb-preload observes threads only: %s\n", p.why_threads_only.c_str());
+      g_observer->note("tbb-preload: no task events: " + p.why_threads_only);
+    }
+  } catch (...) {
+    std::fprintf(stderr, "rubato: the TBB preload observer could not start; the program runs without rubato\n");
+  }
+  g_preload_pending.store(false, std::memory_order_release);
+}
+
+}  // namespace rubato::tbb::detail

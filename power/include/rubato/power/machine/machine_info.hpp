@@ -1,0 +1,39 @@
+// What this machine allows (for `rubato info`): cores, clock domains, caches,
+// each frequency back-end and energy meter usable or not and why, the machine
+// profile RUBATO_PROFILE selects, and the profiles available.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rubato/core/config/settings.hpp"
+#include "rubato/power/machine/topology.hpp"
+
+namespace rubato {
+
+struct CapabilityStatus {
+  std::string name;
+  std::string summary;
+  bool usable = false;
+  std::string why_not;
+};
+
+struct MachineInfo {
+  std::string host;
+  std::string cpu_model;
+  Topology topology;
+  std::vector<CapabilityStatus> frequency_backends;  // registry order
+  std::string chosen_backend_note;                   // what RUBATO_BACKEND would pick
+  bool real_frequency_control = false;               // ... and whether that changes real frequencies
+  std::vector<CapabilityStatus> energy_meters;       // rapl, likwid, model
+  CapabilityStatus uncore;                           // RUBATO_UNCORE: intel_uncore_frequency control
+  std::string profile;                               // what RUBATO_PROFILE selects
+  std::string profile_error;                         // when it cannot be loaded
+  std::vector<std::string> profiles;                 // available names
+  std::vector<std::string> profile_dirs;
+  std::string state_dir;
+};
+
+MachineInfo gather_machine_info(const Settings& settings);
+
+}  // namespace rubato

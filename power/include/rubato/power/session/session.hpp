@@ -1,0 +1,62 @@
+// One rubato session per process: reads the settings, chooses the platform
+// back-ends (frequency control, energy meter, binding, state save/restore),
+// builds the engine, and at the end writes the report and restores the
+// machine. The OMPT tool and the TBB observer are thin front-ends over it.
+//
+// Never throws and never stops the host program: problems become one stderr
+// line (per problem) and a note in the report.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "rubato/core/tempo/engine.hpp"
+#include "rubato/core/io/report.hpp"
+#include "rubato/core/config/settings.hpp"
+#include "rubato/core/efs/throttle_actuator.hpp"
+
+namespace rubato {
+
+struct SessionInfo {
+  std::string frontend;         // "ompt", "tbb", "tbb-preload"
+  std::string runtime;          // "libomp 16", "oneTBB 2021.8"
+  bool steals_observed = true;  // false in TBB preload mode
+};
+
+class Session {
+ public:
+  virtual ~Session() = default;
+
+  // nullptr when RUBATO_ENABLE=0 or when no usable engine can be built (the
+  // reason is printed once). `env`: the process environment.
+  static std::unique_ptr<Session> open(const Environment& env, SessionInfo info);
+
+  virtual Engine& engine() noexcept = 0;
+  virtual const Settings& settings() const noexcept = 0;
+
+  // A runtime thread became worker `w` / stopped being one. Static binding pins
+  // here; idempotent (TBB re-enters arenas).
+  virtual void worker_started(WorkerId w) noexcept = 0;
+  virtual void worker_stopped(WorkerId w) noexcept = 0;
+  // Dynamic binding (seed 000 §3.4): pin around each task; no-ops otherwise.
+  virtual void before_task(WorkerId w) noexcept = 0;
+  virtual void after_task(WorkerId w) noexcept = 0;
+
+  // Starts the periodic controllers the policy names (efs, affinity) that can
+  // run here (power/controller_host.hpp); those that cannot say why once.
+  // `throttle`: the front-end's actuator for efs, nullptr when it has none; it
+  // must outlive finish(). Call once, before the first worker starts.
+  virtual void start_controllers(ThrottleActuator* /*throttle*/) noexcept {}
+
+  // Adds a line to the report's notes (e.g. "steals not observed in preload mode").
+  virtual void note(std::string line) noexcept = 0;
+  // Counts an error caught inside a callback (reported at finish).
+  virtual void count_error() noexcept = 0;
+
+  // Ends the session: collects the engine's figures and the energy, writes the
+  // report to RUBATO_REPORT, restores machine state. Idempotent; later calls
+  // return the same report.
+  virtual const Report& finish() noexcept = 0;
+};
+
+}  // namespace rubato

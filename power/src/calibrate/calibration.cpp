@@ -1,0 +1,536 @@
+#include "rubato/power/calibrate/calibration.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "rubato/power/energy/powercap_meter.hpp"
+#include "rubato/power/frequency/sysfs_frequency.hpp"
+#include "calibrate/sample_median.hpp"
+
+namespace rubato {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double settle_of(const CalibrationOptions& o) { return o.settle_s >= 0 ? o.settle_s : std::min(0.5, o.seconds / 4); }
+
+void sleep_s(double s) { std::this_thread::sleep_for(std::chrono::duration<double>(std::max(0.0, s))); }
+
+double mean_of(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return v.empty() ? 0 : s / static_cast<double>(v.size());
+}
+
+// Alternating fastest/slowest timing-loop windows that decide the latency method.
+constexpr int kLatencyProbePairs = 3;
+constexpr double kLatencyProbeWindowS = 0.1;
+
+double sd_of(const std::vector<double>& v) {
+  if (v.size() < 2) return 0;
+  const double m = mean_of(v);
+  double s = 0;
+  for (double x : v) s += (x - m) * (x - m);
+  return std::sqrt(s / static_cast<double>(v.size() - 1));
+}
+
+// The RAPL zones calibration reads: packages (top level) and dram subzones.
+struct RaplZones {
+  std::vector<PowercapZone> package, dram;
+};
+
+RaplZones rapl_zones(const std::string& root) {
+  std::vector<std::string> problems;
+  RaplZones z;
+  for (auto& zone : find_powercap_zones(root, problems)) {
+    if (!zone.counted) continue;
+    (zone.name == "dram" ? z.dram : z.package).push_back(std::move(zone));
+  }
+  return z;
+}
+
+bool read_energy_j(const PowercapZone& z, double& joules) {
+  std::string text;
+  if (!read_sysfs_value(z.dir + "/energy_uj", text)) return false;
+  char* end = nullptr;
+  const unsigned long long uj = std::strtoull(text.c_str(), &end, 10);
+  if (end == text.c_str()) return false;
+  joules = static_cast<double>(uj) * 1e-6;
+  return true;
+}
+
+// Energy counters of a set of zones, summed with wrap-around handled.
+class EnergyCounter {
+ public:
+  explicit EnergyCounter(std::vector<PowercapZone> zones) : zones_(std::move(zones)), last_(zones_.size(), 0) {
+    for (std::size_t i = 0; i < zones_.size(); ++i) read_energy_j(zones_[i], last_[i]);
+  }
+  // Joules since the previous call.
+  double take() {
+    double sum = 0;
+    for (std::size_t i = 0; i < zones_.size(); ++i) {
+      double now = last_[i];
+      if (!read_energy_j(zones_[i], now)) continue;
+      sum += wrapped_delta_j(last_[i], now, zones_[i].max_range_j);
+      last_[i] = now;
+    }
+    return sum;
+  }
+
+ private:
+  std::vector<PowercapZone> zones_;
+  std::vector<double> last_;
+};
+
+// Busy seconds of `cpus` from /proc/stat (user nice system irq softirq steal).
+double proc_stat_busy_s(const std::vector<int>& cpus) {
+  std::ifstream in("/proc/stat");
+  std::string line;
+  const double tick = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  double busy = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("cpu", 0) != 0 || line.size() < 4 || !std::isdigit(static_cast<unsigned char>(line[3]))) continue;
+    std::istringstream s(line.substr(3));
+    int cpu = -1;
+    unsigned long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+    s >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
+    if (std::find(cpus.begin(), cpus.end(), cpu) != cpus.end())
+      busy += static_cast<double>(user + nice + system + irq + softirq + steal) / tick;
+  }
+  return busy;
+}
+
+std::string rapl_problem(const std::string& root) {
+  const RaplZones z = rapl_zones(root);
+  if (z.package.empty())
+    return "RAPL: no package zone under " + root +
+           "/class/powercap (as root: modprobe intel_rapl_msr — Intel, and AMD Zen on recent kernels; a VM "
+           "usually has none)";
+  for (const auto& zone : z.package) {
+    const std::string f = zone.dir + "/energy_uj";
+    const int fd = ::open(f.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return "RAPL: " + f + " is not readable (root only since Linux 5.10: run as root)";
+    ::close(fd);
+  }
+  return "";
+}
+
+// The CPUs to load: the option's, else every online CPU with a policy.
+bool choose_cpus(const CalibrationOptions& o, const Topology& t, std::vector<int>& cpus, std::string& why) {
+  cpus = o.cpus;
+  if (cpus.empty())
+    for (int c : t.cpus)
+      if (t.clock_domain_of(c) >= 0) cpus.push_back(c);
+  for (int c : cpus) {
+    if (std::find(t.cpus.begin(), t.cpus.end(), c) == t.cpus.end()) {
+      why = "cpu " + std::to_string(c) + " is not online";
+      return false;
+    }
+    if (t.clock_domain_of(c) < 0) {
+      why = "cpu " + std::to_string(c) + " has no cpufreq policy";
+      return false;
+    }
+  }
+  if (cpus.empty()) why = "no CPU with a cpufreq policy to load";
+  return !cpus.empty();
+}
+
+}  // namespace
+
+namespace {
+
+// A window field's total per second, and the spread of its per-window rate.
+double rate_of(const std::vector<CalibrationWindow>& windows, double CalibrationWindow::*field) {
+  double sum = 0, seconds = 0;
+  for (const auto& w : windows) {
+    sum += w.*field;
+    seconds += w.seconds;
+  }
+  return seconds > 0 ? sum / seconds : 0;
+}
+
+double rate_sd_of(const std::vector<CalibrationWindow>& windows, double CalibrationWindow::*field) {
+  std::vector<double> rates;
+  for (const auto& w : windows)
+    if (w.seconds > 0) rates.push_back(w.*field / w.seconds);
+  return sd_of(rates);
+}
+
+}  // namespace
+
+double CalibrationSample::seconds() const {
+  double s = 0;
+  for (const auto& w : windows) s += w.seconds;
+  return s;
+}
+double CalibrationSample::package_w() const { return rate_of(windows, &CalibrationWindow::package_j); }
+double CalibrationSample::dram_w() const { return rate_of(windows, &CalibrationWindow::dram_j); }
+double CalibrationSample::package_sd_w() const { return rate_sd_of(windows, &CalibrationWindow::package_j); }
+double CalibrationSample::dram_sd_w() const { return rate_sd_of(windows, &CalibrationWindow::dram_j); }
+double CalibrationSample::busy_cpus() const { return rate_of(windows, &CalibrationWindow::load_cpu_s); }
+double CalibrationSample::system_busy_cpus() const { return rate_of(windows, &CalibrationWindow::system_busy_s); }
+
+std::string calibration_host() {
+  char buf[256] = {};
+  if (::gethostname(buf, sizeof buf - 1) != 0) return "unknown-host";
+  return buf;
+}
+
+std::string calibration_date() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+double calibration_duration_s(const CalibrationOptions& o, std::size_t cpus, std::size_t freqs) {
+  const double per_point = o.seconds + settle_of(o);
+  // Per frequency: idle, compute and spin at k = 1..n; then the latency
+  // probes (alternating rate measurements, then each transition with a settle).
+  const double latency = 2 * kLatencyProbePairs * (kLatencyProbeWindowS + 0.05) + 2.0 * o.latency_repeats * 0.15;
+  return static_cast<double>(freqs) * static_cast<double>(1 + 2 * cpus) * per_point + latency;
+}
+
+std::vector<double> calibration_frequencies(const Topology& t) {
+  std::vector<double> offered = t.available_hz();
+  if (!t.clock_domains.empty() && t.clock_domains.front().available_hz.empty()) {
+    // A pstate driver lists none (any frequency in range): five steps between its limits.
+    const auto& p = t.clock_domains.front();
+    offered.clear();
+    for (int i = 0; i < 5 && p.max_hz > p.min_hz; ++i) offered.push_back(p.max_hz - (p.max_hz - p.min_hz) * i / 4.0);
+  }
+  return offered;
+}
+
+bool calibration_possible(const CalibrationOptions& o, std::string& why, bool need_rapl) {
+  std::vector<std::string> problems;
+  if (const std::string rapl = need_rapl ? rapl_problem(o.sysfs_root) : ""; !rapl.empty()) problems.push_back(rapl);
+  const Topology t = read_topology(o.sysfs_root);
+  std::string freq_why;
+  if (t.clock_domains.empty()) {
+    problems.push_back("frequency control: no cpufreq policies under " + o.sysfs_root +
+                       "/devices/system/cpu (a VM, or no cpufreq driver: as root, modprobe acpi-cpufreq, or boot "
+                       "with intel_pstate / amd_pstate enabled)");
+  } else {
+    std::vector<int> cpus;
+    SysfsFrequency probe(t, 1.0, o.state_dir, "calibrate");
+    if (!choose_cpus(o, t, cpus, freq_why) || !probe.usable(freq_why))
+      problems.push_back("frequency control: " + freq_why);
+  }
+  if (problems.empty()) return true;
+  why = "cannot calibrate here: ";
+  for (std::size_t i = 0; i < problems.size(); ++i) why += (i ? "; " : "") + problems[i];
+  return false;
+}
+
+CalibrationFrequency::CalibrationFrequency(std::string sysfs_root, std::string state_dir)
+    : topology_(read_topology(sysfs_root)), state_dir_(std::move(state_dir)) {}
+
+CalibrationFrequency::~CalibrationFrequency() { end(); }
+
+bool CalibrationFrequency::begin(const std::vector<int>& cpus, std::string& why) {
+  DomainPlan plan;
+  std::set<int> seen;
+  for (int c : cpus) {
+    const int p = topology_.clock_domain_of(c);
+    if (p < 0) {
+      why = "cpu " + std::to_string(c) + " has no cpufreq policy";
+      return false;
+    }
+    if (seen.insert(p).second) plan.cpus_of_domain.push_back({c});
+  }
+  plan.max_workers = cpus.size();
+  // min_dwell 1 s: the applier thread (unused here: set() writes directly)
+  // wakes only every 10 ms and so disturbs the idle measurements least.
+  sysfs_ = std::make_unique<SysfsFrequency>(topology_, 1.0, state_dir_, "calibrate");
+  if (!sysfs_->usable(why) || !sysfs_->save(plan, why)) {
+    sysfs_.reset();
+    return false;
+  }
+  domains_ = plan.cpus_of_domain.size();
+  return true;
+}
+
+bool CalibrationFrequency::set(double hz) {
+  if (!sysfs_) return false;
+  bool ok = true;
+  for (std::size_t d = 0; d < domains_; ++d) ok = sysfs_->apply(static_cast<DomainId>(d), hz) && ok;
+  return ok && !sysfs_->degraded();
+}
+
+double CalibrationFrequency::current_hz(int cpu) const {
+  const int p = topology_.clock_domain_of(cpu);
+  std::string text;
+  if (p < 0 ||
+      !read_sysfs_value(topology_.clock_domains[static_cast<std::size_t>(p)].policy_dir + "/scaling_cur_freq", text))
+    return 0;
+  return std::strtod(text.c_str(), nullptr) * 1e3;
+}
+
+RestoreOutcome CalibrationFrequency::end() noexcept {
+  if (!sysfs_) return {};
+  RestoreOutcome out = sysfs_->restore();
+  return out;
+}
+
+const std::string& CalibrationFrequency::state_file() const {
+  static const std::string none;
+  return sysfs_ ? sysfs_->state_file() : none;
+}
+
+namespace {
+
+class Calibrator {
+ public:
+  Calibrator(const CalibrationOptions& o, CalibrationResult& r, CalibrationFrequency& freq, LoadThreads& load)
+      : o_(o),
+        r_(r),
+        freq_(freq),
+        load_(load),
+        zones_(rapl_zones(o.sysfs_root)),
+        package_(zones_.package),
+        dram_(zones_.dram),
+        t0_(Clock::now()) {}
+
+  void say(const std::string& line) const {
+    if (o_.progress) o_.progress(line);
+  }
+
+  // One point: k CPUs running `loop` at the frequency already set.
+  CalibrationSample measure(double hz, LoadKind loop, std::size_t k) {
+    load_.set(k, loop);
+    sleep_s(settle_of(o_));
+    CalibrationSample s;
+    s.hz = hz;
+    s.loop = loop;
+    s.k = k;
+    const int windows = std::max(1, o_.windows);
+    package_.take();
+    dram_.take();
+    auto cpu_before = load_.cpu_seconds();
+    double busy_before = proc_stat_busy_s(r_.cpus);
+    auto before = Clock::now();
+    for (int i = 0; i < windows; ++i) {
+      sleep_s(o_.seconds / windows);
+      const auto now = Clock::now();
+      CalibrationWindow w;
+      w.package_j = package_.take();
+      w.dram_j = dram_.take();
+      const auto cpu_now = load_.cpu_seconds();
+      const double busy_now = proc_stat_busy_s(r_.cpus);
+      w.start_s = std::chrono::duration<double>(before - t0_).count();
+      w.seconds = std::chrono::duration<double>(now - before).count();
+      for (std::size_t t = 0; t < k && t < cpu_now.size(); ++t) w.load_cpu_s += cpu_now[t] - cpu_before[t];
+      w.system_busy_s = busy_now - busy_before;
+      s.windows.push_back(w);
+      cpu_before = cpu_now;
+      busy_before = busy_now;
+      before = now;
+    }
+    s.cur_hz = freq_.current_hz(r_.cpus.front());
+    return s;
+  }
+
+  // The transition latency between the fastest and the slowest frequency.
+  void latency() {
+    const double fast = r_.freqs_hz.front(), slow = r_.freqs_hz.back();
+    const int cpu = r_.cpus.front();
+    load_.set(0, LoadKind::idle);
+    std::vector<double> fast_rates, slow_rates;
+    for (int pair = 0; pair < kLatencyProbePairs; ++pair) {
+      freq_.set(fast);
+      sleep_s(0.05);
+      fast_rates.push_back(loop_rate(cpu, kLatencyProbeWindowS));
+      freq_.set(slow);
+      sleep_s(0.05);
+      slow_rates.push_back(loop_rate(cpu, kLatencyProbeWindowS));
+    }
+    const bool timing = loop_follows_frequency(fast_rates, slow_rates, fast, slow);
+    r_.loop_rate_fast = median_of(fast_rates);
+    r_.loop_rate_slow = median_of(slow_rates);
+    r_.latency_method = timing ? "timing loop" : "scaling_cur_freq readback";
+    char rates[96];
+    std::snprintf(rates, sizeof rates, " (loop %.3g/s at the fastest, %.3g/s at the slowest)", r_.loop_rate_fast,
+                  r_.loop_rate_slow);
+    say("transition latency by " + r_.latency_method + rates +
+        (timing ? "" : ": the timing loop does not follow the frequency here"));
+    for (int i = 0; i < o_.latency_repeats; ++i) {
+      for (const bool down : {true, false}) {
+        const double from = down ? fast : slow, to = down ? slow : fast;
+        freq_.set(from);
+        sleep_s(0.05);
+        TransitionSample t{from, to, -1};
+        if (timing) {
+          const double from_rate = down ? r_.loop_rate_fast : r_.loop_rate_slow;
+          const double to_rate = down ? r_.loop_rate_slow : r_.loop_rate_fast;
+          t.seconds = timed_transition(
+              cpu, [&] { return freq_.set(to); }, from_rate, to_rate, 0.5);
+        } else {
+          t.seconds = readback(cpu, to);
+        }
+        r_.transitions.push_back(t);
+      }
+    }
+  }
+
+ private:
+  // From just before the write until scaling_cur_freq shows `hz` (within 1 %).
+  double readback(int cpu, double hz) {
+    const auto t0 = Clock::now();
+    if (!freq_.set(hz)) return -1;
+    while (std::chrono::duration<double>(Clock::now() - t0).count() < 1.0) {
+      const double cur = freq_.current_hz(cpu);
+      if (std::fabs(cur - hz) <= 0.01 * hz) return std::chrono::duration<double>(Clock::now() - t0).count();
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+    return -1;
+  }
+
+  const CalibrationOptions& o_;
+  CalibrationResult& r_;
+  CalibrationFrequency& freq_;
+  LoadThreads& load_;
+  RaplZones zones_;
+  EnergyCounter package_, dram_;
+  Clock::time_point t0_;
+};
+
+bool fit_result(CalibrationResult& r, std::string& error) {
+  std::vector<FitPoint> points;
+  for (const auto& s : r.samples) {
+    const auto f = std::find(r.freqs_hz.begin(), r.freqs_hz.end(), s.hz) - r.freqs_hz.begin();
+    FitPoint p;
+    p.x = s.loop == LoadKind::idle ? 0 : s.busy_cpus();
+    p.y = s.package_w();
+    p.group = r.group(static_cast<std::size_t>(f), s.loop);
+    const double sd = s.package_sd_w();
+    p.var = s.windows.size() > 0 ? sd * sd / static_cast<double>(s.windows.size()) : 0;
+    points.push_back(p);
+  }
+  return fit_shared_intercept(points, 2 * r.freqs_hz.size(), r.fit, error);
+}
+
+// What may have spoilt points, one line per kind (the samples file has the detail).
+void check_samples(CalibrationResult& r) {
+  std::size_t starved = 0, crowded = 0, off_freq = 0;
+  double least = 1, most_others = 0;
+  for (const auto& s : r.samples) {
+    if (s.loop != LoadKind::idle && s.busy_cpus() < 0.9 * static_cast<double>(s.k)) {
+      ++starved;
+      least = std::min(least, s.busy_cpus() / static_cast<double>(s.k));
+    }
+    const double others = s.system_busy_cpus() - s.busy_cpus();
+    if (others > 0.1) {
+      ++crowded;
+      most_others = std::max(most_others, others);
+    }
+    if (s.cur_hz > 0 && std::fabs(s.cur_hz - s.hz) > 0.05 * s.hz) ++off_freq;
+  }
+  const std::string of = " of " + std::to_string(r.samples.size()) + " points: ";
+  char buf[64];
+  if (starved) {
+    std::snprintf(buf, sizeof buf, "%.0f %%", 100 * least);
+    r.warnings.push_back(std::to_string(starved) + of + "the load threads got less than 90 % of their CPUs (down to " +
+                         buf + "; other work on the machine?); the fit uses the CPU time they got");
+  }
+  if (crowded) {
+    std::snprintf(buf, sizeof buf, "%.2f", most_others);
+    r.warnings.push_back(std::to_string(crowded) + of + "other processes kept up to " + buf +
+                         " of the measured CPUs busy (/proc/stat): their power is in those points; calibrate on a "
+                         "quiet machine");
+  }
+  if (off_freq)
+    r.warnings.push_back(std::to_string(off_freq) + of +
+                         "scaling_cur_freq differed from the frequency set by more than 5 % (turbo, thermal or "
+                         "power limits?)");
+}
+
+}  // namespace
+
+std::optional<CalibrationResult> calibrate(const CalibrationOptions& o, std::string& error) {
+  if (!(o.seconds > 0)) {
+    error = "the measurement time must be positive";
+    return std::nullopt;
+  }
+  if (!calibration_possible(o, error)) return std::nullopt;
+  CalibrationResult r;
+  r.host = calibration_host();
+  r.date = calibration_date();
+  r.cpu_model = read_cpu_model();
+  r.sysfs_root = o.sysfs_root;
+  r.seconds = o.seconds;
+  CalibrationFrequency freq(o.sysfs_root, o.state_dir);
+  const Topology& t = freq.topology();
+  if (!choose_cpus(o, t, r.cpus, error)) return std::nullopt;
+  r.online_cpus = static_cast<int>(t.cpus.size());
+  for (const auto& p : t.clock_domains)
+    r.cpus_per_domain = std::max<int>(r.cpus_per_domain, static_cast<int>(p.cpus.size()));
+  // The frequencies: the option's (each must be one the hardware offers), else all.
+  const std::vector<double> offered = calibration_frequencies(t);
+  for (double hz : o.freqs_hz)
+    if (std::none_of(offered.begin(), offered.end(), [&](double f) { return std::fabs(f - hz) <= 0.005 * f; }) &&
+        !(t.clock_domains.front().available_hz.empty() && hz >= t.clock_domains.front().min_hz &&
+          hz <= t.clock_domains.front().max_hz)) {
+      error = std::to_string(std::lround(hz / 1e6)) + " MHz is not a frequency this machine offers";
+      return std::nullopt;
+    }
+  r.freqs_hz = o.freqs_hz.empty() ? offered : o.freqs_hz;
+  std::sort(r.freqs_hz.begin(), r.freqs_hz.end(), std::greater<>());
+  r.freqs_hz.erase(std::unique(r.freqs_hz.begin(), r.freqs_hz.end()), r.freqs_hz.end());
+  if (r.freqs_hz.size() < 2) {
+    error = "need at least two frequencies to calibrate (have " + std::to_string(r.freqs_hz.size()) + ")";
+    return std::nullopt;
+  }
+  r.has_dram = !rapl_zones(o.sysfs_root).dram.empty();
+
+  LoadThreads load;
+  if (!load.start(r.cpus, error)) return std::nullopt;
+  if (!freq.begin(r.cpus, error)) return std::nullopt;
+  Calibrator c(o, r, freq, load);
+  c.say("calibrating " + std::to_string(r.cpus.size()) + " CPUs x " + std::to_string(r.freqs_hz.size()) +
+        " frequencies, " + std::to_string(o.seconds).substr(0, std::to_string(o.seconds).find('.') + 3) +
+        " s per point: about " +
+        std::to_string(std::lround(calibration_duration_s(o, r.cpus.size(), r.freqs_hz.size()))) + " s");
+  for (double hz : r.freqs_hz) {
+    if (!freq.set(hz)) {
+      error = "setting " + std::to_string(std::lround(hz / 1e6)) + " MHz failed";
+      load.stop();
+      freq.end();
+      return std::nullopt;
+    }
+    r.samples.push_back(c.measure(hz, LoadKind::idle, 0));
+    for (LoadKind loop : {LoadKind::compute, LoadKind::spin})
+      for (std::size_t k = 1; k <= r.cpus.size(); ++k) r.samples.push_back(c.measure(hz, loop, k));
+    const auto& idle = r.samples[r.samples.size() - 1 - 2 * r.cpus.size()];
+    char line[160];
+    std::snprintf(line, sizeof line, "%.0f MHz: idle %.2f W, all compute %.2f W, all spin %.2f W", hz / 1e6,
+                  idle.package_w(), r.samples[r.samples.size() - 1 - r.cpus.size()].package_w(),
+                  r.samples.back().package_w());
+    c.say(line);
+  }
+  c.latency();
+  load.stop();
+  const RestoreOutcome restored = freq.end();
+  for (const auto& f : restored.failed) r.warnings.push_back("restore: " + f);
+  if (!restored.ok()) {
+    error = "could not restore every cpufreq setting (state kept for `rubato restore`)";
+    return std::nullopt;
+  }
+  if (!fit_result(r, error)) return std::nullopt;
+  check_samples(r);
+  return r;
+}
+
+}  // namespace rubato

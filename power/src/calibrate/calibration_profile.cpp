@@ -1,0 +1,140 @@
+// What `rubato calibrate` writes: the profile (power/profiles schema, each
+// number's source naming the host, date, method and spread) and the raw
+// samples beside it.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "rubato/power/calibrate/calibration.hpp"
+#include "calibrate/sample_median.hpp"
+
+namespace rubato {
+namespace {
+
+using json = nlohmann::json;
+
+std::string num(double v, int digits = 3) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
+std::string mhz(double hz) { return std::to_string(std::lround(hz / 1e6)) + " MHz"; }
+
+double round_to(double v, double step) { return std::round(v / step) * step; }
+
+}  // namespace
+
+std::string calibration_profile_json(const CalibrationResult& r, const std::string& name) {
+  const std::string measured = "measured: rubato calibrate, " + r.host + ", " + r.date + ", ";
+  const std::string rapl =
+      "RAPL package energy_uj (powercap, " + r.sysfs_root + "/class/powercap), " + num(r.seconds) + " s per point";
+  const std::string over_k =
+      "k = 0.." + std::to_string(r.cpus.size()) + " CPUs (" + std::to_string(r.cpus.size()) + " loaded, pinned)";
+  json j;
+  j["name"] = name;
+  j["description"] = "Measured by rubato calibrate on " + r.host + " (" +
+                     (r.cpu_model.empty() ? std::string("unknown CPU") : r.cpu_model) + "), " + r.date;
+  j["cpu_model_match"] = json::array();
+  j["cores"] = r.online_cpus;
+  j["cores_per_domain"] = r.cpus_per_domain;
+  j["frequencies_hz"] = r.freqs_hz;
+  json power = json::array();
+  std::string busy_spread, idle_spread;
+  for (std::size_t f = 0; f < r.freqs_hz.size(); ++f) {
+    const std::size_t gb = r.group(f, LoadKind::compute), gi = r.group(f, LoadKind::spin);
+    // Negative slopes are noise around zero (a spin that costs nothing measurable).
+    power.push_back({{"hz", r.freqs_hz[f]},
+                     {"busy_w", round_to(std::max(0.0, r.fit.slope[gb]), 1e-4)},
+                     {"idle_w", round_to(std::max(0.0, r.fit.slope[gi]), 1e-4)}});
+    busy_spread += (f ? ", " : "") + mhz(r.freqs_hz[f]) + " ±" + num(r.fit.slope_se[gb], 2) + " W";
+    idle_spread += (f ? ", " : "") + mhz(r.freqs_hz[f]) + " ±" + num(r.fit.slope_se[gi], 2) + " W";
+  }
+  j["core_power"] = power;
+  j["uncore_w"] = round_to(std::max(0.0, r.fit.intercept), 1e-4);
+  j["beta"] = 1.0;
+
+  std::vector<double> seen;
+  for (const auto& t : r.transitions)
+    if (t.seconds >= 0) seen.push_back(t.seconds);
+  j["transition_latency_s"] = std::min(1.0, median_of(seen));
+  j["active_cores_power_w"] = json::array();
+  j["memory_accesses_per_s"] = 0;
+
+  json sources;
+  sources["cores"] = measured + "online CPUs (" + r.sysfs_root +
+                     "/devices/system/cpu/online); a core here is a CPU the kernel lists (an SMT thread counts as one)";
+  sources["cores_per_domain"] = measured + "largest cpufreq related_cpus group";
+  sources["frequencies_hz"] = measured + "the frequencies measured (cpufreq scaling_available_frequencies or --freqs)";
+  sources["uncore_w"] = measured + rapl + ", every CPU idle and " + over_k +
+                        " running a loop: the intercept shared by the least-squares lines of every frequency "
+                        "and loop; ±" +
+                        num(r.fit.intercept_se, 2) + " W (standard error), residual sd " + num(r.fit.residual_sd, 2) +
+                        " W over " + std::to_string(r.fit.dof) + " degrees of freedom";
+  sources["core_power.busy_w"] = measured + rapl +
+                                 ", a compute loop (integer and floating-point dependency chain) on " + over_k +
+                                 ": per frequency the least-squares slope, W per busy CPU (x = the loop "
+                                 "threads' CPU time per second); standard error " +
+                                 busy_spread;
+  sources["core_power.idle_w"] = measured + rapl +
+                                 ", a spin-wait loop (pause instructions, as a waiting OpenMP / "
+                                 "oneTBB worker) on " +
+                                 over_k +
+                                 ": per frequency the least-squares slope, W per "
+                                 "spinning CPU; standard error " +
+                                 idle_spread;
+  sources["beta"] =
+      "ASSUMPTION: 1 (all work scales with frequency); a machine has no single beta: measure a "
+      "program's with `rubato calibrate --beta -- PROGRAM` and set RUBATO_BETA";
+  if (seen.empty()) {
+    sources["transition_latency_s"] = "NOT MEASURED: rubato calibrate, " + r.host + ", " + r.date +
+                                      ", no transition seen within the time limit by " + r.latency_method;
+  } else {
+    sources["transition_latency_s"] =
+        measured + r.latency_method + " (from just before the cpufreq write " +
+        (r.latency_method == "timing loop" ? std::string("until a compute loop on that CPU ran at the new speed")
+                                           : std::string("until scaling_cur_freq showed the new frequency")) +
+        "), median of " + std::to_string(seen.size()) + " transitions between " + mhz(r.freqs_hz.front()) + " and " +
+        mhz(r.freqs_hz.back()) + "; range " + num(seen.front()) + ".." + num(seen.back()) + " s";
+  }
+  if (r.has_dram) {
+    std::vector<double> d;
+    for (const auto& s : r.samples) d.push_back(s.dram_w());
+    double mean = 0, sd = 0;
+    for (double v : d) mean += v / static_cast<double>(d.size());
+    for (double v : d) sd += (v - mean) * (v - mean);
+    sd = d.size() > 1 ? std::sqrt(sd / static_cast<double>(d.size() - 1)) : 0;
+    j["dram_w"] = round_to(mean, 1e-4);
+    sources["dram_w"] = measured + "RAPL dram zone energy_uj, mean over all " + std::to_string(d.size()) +
+                        " points (idle, compute and spin loops; not memory-bound), sd " + num(sd, 2) +
+                        " W; not part of the package figures (informational: the power model does not use it)";
+  }
+  j["sources"] = sources;
+  return j.dump(2) + "\n";
+}
+
+std::string calibration_samples_csv(const CalibrationResult& r) {
+  std::ostringstream out;
+  out << "hz,loop,k,window,start_s,seconds,package_j,dram_j,load_cpu_s,system_busy_cpu_s,cur_hz\n";
+  out.precision(10);
+  for (const auto& s : r.samples)
+    for (std::size_t i = 0; i < s.windows.size(); ++i) {
+      const auto& w = s.windows[i];
+      out << s.hz << ',' << to_string(s.loop) << ',' << s.k << ',' << i << ',' << w.start_s << ',' << w.seconds << ','
+          << w.package_j << ',' << w.dram_j << ',' << w.load_cpu_s << ',' << w.system_busy_s << ',' << s.cur_hz << '\n';
+    }
+  return out.str();
+}
+
+std::string calibration_transitions_csv(const CalibrationResult& r) {
+  std::ostringstream out;
+  out << "from_hz,to_hz,seconds,method\n";
+  out.precision(10);
+  for (const auto& t : r.transitions)
+    out << t.from_hz << ',' << t.to_hz << ',' << t.seconds << ',' << r.latency_method << '\n';
+  return out.str();
+}
+
+}  // namespace rubato

@@ -1,0 +1,101 @@
+#include "rubato/power/frequency/uncore_frequency.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "rubato/power/state/restore_guard.hpp"
+#include "rubato/power/state/state_file.hpp"
+
+namespace rubato {
+namespace {
+
+bool write_text(const std::string& path, const std::string& text) {
+  return write_exact(path.c_str(), text.data(), text.size());
+}
+
+long long read_khz(const std::string& path) {
+  char buf[64];
+  return read_small(path.c_str(), buf, sizeof buf) > 0 ? leading_integer(buf) : -1;
+}
+
+}  // namespace
+
+UncoreFrequency::UncoreFrequency(Topology topology, std::string state_dir)
+    : topology_(std::move(topology)), state_dir_(state_dir.empty() ? default_state_dir() : std::move(state_dir)) {}
+
+UncoreFrequency::~UncoreFrequency() { restore(); }
+
+bool UncoreFrequency::usable(std::string& why) {
+  if (topology_.uncore_domains.empty()) {
+    why = "no intel_uncore_frequency domains under " + topology_.sysfs_root +
+          "/devices/system/cpu/intel_uncore_frequency (Intel only; modprobe intel_uncore_frequency, or "
+          "intel_uncore_frequency_tpmi on newer Xeons)";
+    return false;
+  }
+  for (const auto& u : topology_.uncore_domains)
+    for (const char* f : kUncoreControlFiles)
+      if (::access((u.dir + "/" + f).c_str(), W_OK) != 0) {
+        why = u.dir + "/" + f + " is not writable (needs root)";
+        return false;
+      }
+  if (prepare_state_dir(state_dir_, why)) return true;
+  why = "cannot save machine state: " + why;
+  return false;
+}
+
+bool UncoreFrequency::pin(double hz, std::string& why) {
+  if (plan_) {
+    why = "the uncore is already pinned";
+    return false;
+  }
+  if (!prepare_state_dir(state_dir_, why)) return false;
+  MachineState state;
+  state.sysfs_root = topology_.sysfs_root;
+  state.pid = static_cast<std::int64_t>(getpid());
+  state.backend = "uncore";
+  for (const auto& u : topology_.uncore_domains) {
+    SavedPolicy saved{u.dir, {}, SavedKind::uncore};
+    for (const char* f : kUncoreControlFiles) {
+      char buf[128];
+      const long n = read_small((u.dir + "/" + f).c_str(), buf, sizeof buf);
+      if (n < 0) {
+        why = "cannot read " + u.dir + "/" + f;
+        return false;
+      }
+      saved.content.emplace_back(buf, static_cast<std::size_t>(n));
+    }
+    state.policies.push_back(std::move(saved));
+  }
+  if (!validate_state(state, topology_.sysfs_root, why) ||
+      !write_state_file(state_dir_, state, state_path_, why, "uncore"))
+    return false;
+  plan_ = std::make_unique<CpufreqRestorePlan>(state, state_path_);
+  arm_restore(plan_.get());
+  for (const auto& u : topology_.uncore_domains) {
+    const long long lo = std::llround(u.initial_min_hz / 1e3), hi = std::llround(u.initial_max_hz / 1e3);
+    const long long khz = std::clamp(std::llround(hz / 1e3), lo, std::max(lo, hi));
+    const std::string text = std::to_string(khz);
+    // min <= max after each write: raise max first when going up.
+    const long long current_max = read_khz(u.dir + "/max_freq_khz");
+    const bool up = current_max >= 0 && khz > current_max;
+    const std::string first = u.dir + (up ? "/max_freq_khz" : "/min_freq_khz");
+    const std::string second = u.dir + (up ? "/min_freq_khz" : "/max_freq_khz");
+    if (!write_text(first, text) || !write_text(second, text)) {
+      why = u.dir + ": cannot set the uncore limits to " + text + " kHz";
+      restore();
+      return false;
+    }
+    if (pinned_hz_ == 0) pinned_hz_ = static_cast<double>(khz) * 1e3;
+  }
+  return true;
+}
+
+RestoreOutcome UncoreFrequency::restore() noexcept {
+  if (!plan_ || restored_) return {};
+  restored_ = true;
+  return restore_and_disarm(*plan_, state_path_);
+}
+
+}  // namespace rubato

@@ -1,0 +1,406 @@
+#include "rubato/power/session/controller_host.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+
+#include "rubato/core/affinity/affinity_controller.hpp"
+#include "rubato/core/efs/efs_controller.hpp"
+#include "rubato/power/counters/counter_source.hpp"
+#include "rubato/power/os/periodic_thread.hpp"
+#include "rubato/power/energy/power_model.hpp"
+#include "rubato/power/os/thread_affinity.hpp"
+
+namespace rubato {
+namespace {
+
+using counters::Metric;
+
+std::string join(const std::vector<double>& v) {
+  std::string out;
+  for (double x : v) out += (out.empty() ? "" : ",") + std::to_string(x);
+  return out;
+}
+
+// What efs needs to measure (seed 001 Eqs. 18-19).
+constexpr Metric kEfsNeeds[] = {Metric::mem_accesses, Metric::mem_reads};
+
+std::string missing_for_efs(const counters::MetricAvailability& a) {
+  std::string out;
+  for (Metric m : kEfsNeeds)
+    if (!a.has(m)) out += (out.empty() ? "" : "; ") + std::string(to_string(m)) + ": " + a[m].note;
+  return out;
+}
+
+// Seed 001 Eq. 13's P0..Pn: the profile's own (Eq. 25 for the i5-2500), else
+// derived from its core power: P0 = the uncore part, each active core its
+// busy power at the fastest frequency.
+std::vector<double> efs_power_table(const MachineProfile& p, std::size_t cores, bool& derived) {
+  derived = p.active_cores_power_w.empty();
+  if (!derived) return p.active_cores_power_w;
+  const PowerModel model(p);
+  const double per_core = model.busy_w(p.frequencies_hz.empty() ? 0 : p.frequencies_hz.front());
+  std::vector<double> table{p.uncore_w};
+  table.insert(table.end(), cores, per_core);
+  return table;
+}
+
+// Cores that share the highest-level cache get the same group (seed 002 §IV.B).
+affinity::CoreTopology core_topology(const std::vector<int>& cpus, const std::vector<CacheInfo>& caches) {
+  affinity::CoreTopology t = affinity::CoreTopology::one_cache(static_cast<int>(cpus.size()));
+  int top = 0;
+  for (const CacheInfo& c : caches) top = std::max(top, c.level);
+  int group = 0;
+  for (const CacheInfo& c : caches) {
+    if (c.level != top) continue;
+    for (std::size_t i = 0; i < cpus.size(); ++i)
+      if (std::find(c.cpus.begin(), c.cpus.end(), cpus[i]) != c.cpus.end()) t.cache_group[i] = group;
+    ++group;
+  }
+  return t;
+}
+
+}  // namespace
+
+struct ControllerHost::Impl {
+  explicit Impl(ControllerSetup s) : setup(std::move(s)), clock(setup.clock ? *setup.clock : steady) {}
+
+  ControllerSetup setup;
+  SteadyClock steady;
+  const Clock& clock;
+  std::unique_ptr<CounterSet> counters;
+  std::optional<efs::EfsController> efs;
+  std::optional<affinity::AffinityController> affinity;
+  std::string affinity_mode;
+  ThreadAffinityKeeper keeper;
+  PeriodicThread thread;
+  std::atomic<bool> stopped{false};
+
+  // Announcements from the targets' threads, taken by the controller thread.
+  struct Announcement {
+    std::uint64_t id;
+    int pid, tid;
+    bool started;
+  };
+  std::mutex pending_mutex;
+  std::vector<Announcement> pending;
+  std::map<std::uint64_t, std::pair<int, int>> announced;  // id -> (pid, tid) while started
+
+  // The controller thread's own (read by fill_report after stop).
+  std::map<std::uint64_t, CounterTarget> live;
+  std::map<std::uint64_t, int> core_index;  // affinity: each target's core (kept across stop / start)
+  std::vector<std::uint8_t> parked;         // by target id
+  std::map<std::uint64_t, double> parked_since_s, requested_wait_s;
+  std::vector<ThrottleEvent> events;
+  std::vector<MigrationEvent> migrations;
+  std::vector<std::string> notes;
+  std::optional<std::uint64_t> last_tick_ns;
+  std::uint64_t intervals = 0;
+  bool ended = false;
+  bool bind_failure_noted = false;
+
+  double seconds(std::uint64_t ns) const { return static_cast<double>(ns - setup.origin_ns) * 1e-9; }
+  void tick() noexcept;
+  void absorb(double now_s);
+  void start_target(std::uint64_t id, int pid, int tid, double now_s);
+  void stop_target(std::uint64_t id, double now_s);
+  void set_parked(std::uint64_t id, bool park, double now_s, std::string reason);
+  void step_efs(const counters::CounterSample& sample, double now_s);
+  void step_affinity(const counters::CounterSample& sample, double now_s);
+  void end_decisions(double now_s, const std::string& why);
+};
+
+ControllerSetup controller_setup_for(const Settings& settings, const std::optional<MachineProfile>& profile,
+                                     const Topology& topology, TargetKind kind) {
+  ControllerSetup s;
+  s.policy = settings.policy;
+  s.counters = settings.counters;
+  s.interval_s = settings.control_interval_s;
+  s.profile = profile;
+  s.cpus = topology.cpus;
+  s.caches = topology.caches;
+  s.kind = kind;
+  return s;
+}
+
+std::unique_ptr<ControllerHost> ControllerHost::start(ControllerSetup setup, std::vector<std::string>& warnings) {
+  if (!setup.policy.efs && !setup.policy.affinity) return nullptr;
+  auto impl = std::make_unique<Impl>(std::move(setup));
+  Impl& h = *impl;
+  const ControllerSetup& s = h.setup;
+  const std::size_t ncpu = std::max<std::size_t>(1, s.cpus.size());
+  const auto refuse = [&](const std::string& line) { warnings.push_back(line); };
+
+  CounterSourceOptions options;
+  if (s.policy.efs)
+    options.want.insert(options.want.end(),
+                        {Metric::mem_accesses, Metric::mem_writes, Metric::mem_reads, Metric::busy_s});
+  if (s.policy.affinity)
+    options.want.insert(options.want.end(),
+                        {Metric::busy_s, Metric::cycles, Metric::instructions, Metric::llc_misses, Metric::fp_ops});
+  h.counters = std::make_unique<CounterSet>(s.counters, options);
+  const counters::MetricAvailability& avail = h.counters->availability();
+  const std::string fallback =
+      s.policy.tempo == TempoPolicy::baseline ? "baseline" : std::string(to_string(s.policy.tempo)) + " alone";
+
+  if (s.policy.efs) {
+    const std::string missing = missing_for_efs(avail);
+    std::string why;
+    if (!missing.empty())
+      why = "needs the chip's memory accesses and each target's memory reads (seed 001 Eqs. 18-19): " + missing;
+    else if (!s.throttle) why = "this front-end has no way to hold a worker back";
+    else if (!s.profile)
+      why = "no machine profile (RUBATO_PROFILE): the bus bandwidth µ and the power table are unknown";
+    else if (!(s.profile->memory_accesses_per_s > 0))
+      why = "machine profile '" + s.profile->name +
+            "' gives no memory_accesses_per_s (µ, seed 001 Eq. 17); RUBATO_PROFILE=i5-2500 has one";
+    if (why.empty()) {
+      efs::ControllerParams p;
+      p.accesses_per_s = s.profile->memory_accesses_per_s;
+      bool derived = false;
+      p.power_w = efs_power_table(*s.profile, ncpu, derived);
+      p.cores = static_cast<int>(ncpu);
+      p.control_interval_s = s.interval_s;
+      p.shared_queue = s.kind == TargetKind::programs;
+      p.pooled_work = s.kind == TargetKind::workers;
+      try {
+        h.efs.emplace(std::move(p));
+        if (derived)
+          h.notes.push_back(
+              "efs: profile '" + s.profile->name +
+              "' has no active_cores_power_w; Eq. 13's P0..Pn derived from its uncore and busy core power");
+      } catch (const std::exception& e) {
+        why = e.what();
+      }
+    }
+    if (!why.empty()) refuse("efs is off (" + why + "); the run is " + fallback);
+  }
+
+  if (s.policy.affinity) {
+    std::string why;
+    if (!avail.has(Metric::busy_s) && !avail.has(Metric::cycles))
+      why = "needs each target's CPU time or busy cycles (seed 002 §IV.A): busy_s: " + avail[Metric::busy_s].note;
+    else if (!s.profile)
+      why = "no machine profile (RUBATO_PROFILE): moves cannot be weighed against predicted power (seed 002 §V.E)";
+    if (why.empty()) {
+      const auto model = std::make_shared<PowerModel>(*s.profile);
+      const double fastest = s.profile->frequencies_hz.empty() ? 0 : s.profile->frequencies_hz.front();
+      // A core with nothing placed on it idles: profiles say nothing about gating.
+      affinity::CorePowerFn power = [model, fastest](int, double hz, double utilisation) {
+        const double f = hz > 0 ? hz : fastest;
+        return model->idle_w(f) + utilisation * (model->busy_w(f) - model->idle_w(f));
+      };
+      h.affinity.emplace(core_topology(s.cpus, s.caches), std::move(power));
+      const bool misses = avail.has(Metric::llc_misses) && avail.has(Metric::instructions);
+      const bool fp = avail.has(Metric::fp_ops) && avail.has(Metric::instructions);
+      h.affinity_mode = misses && fp ? "full" : misses ? "cache_only" : fp ? "fp_only" : "utilisation_only";
+      if (!misses && !fp)
+        h.notes.push_back(
+            "affinity: utilisation-only mode: only CPU times are counted here (no cache-miss or FP counters), so the "
+            "cache-contention and FP rules of seed 002 §IV.B-C are off; load balance and consolidation remain");
+    } else {
+      refuse("affinity is off (" + why + "); the run is " + fallback);
+    }
+  }
+  if (!h.efs && !h.affinity) return nullptr;
+
+  auto host = std::unique_ptr<ControllerHost>(new ControllerHost(std::move(impl)));
+  const auto period = std::chrono::nanoseconds(static_cast<std::int64_t>(s.interval_s * 1e9));
+  Impl* raw = host->impl_.get();
+  host->impl_->thread.start(period, [raw] { raw->tick(); });
+  return host;
+}
+
+ControllerHost::ControllerHost(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+ControllerHost::~ControllerHost() { stop(); }
+
+void ControllerHost::target_started(std::uint64_t id, int pid, int tid) noexcept {
+  try {
+    std::lock_guard<std::mutex> lock(impl_->pending_mutex);
+    const auto it = impl_->announced.find(id);
+    if (it != impl_->announced.end() && it->second == std::make_pair(pid, tid)) return;
+    impl_->announced[id] = {pid, tid};
+    impl_->pending.push_back({id, pid, tid, true});
+  } catch (...) {
+  }
+}
+
+void ControllerHost::target_stopped(std::uint64_t id) noexcept {
+  try {
+    std::lock_guard<std::mutex> lock(impl_->pending_mutex);
+    if (!impl_->announced.erase(id)) return;
+    impl_->pending.push_back({id, 0, 0, false});
+  } catch (...) {
+  }
+}
+
+void ControllerHost::Impl::set_parked(std::uint64_t id, bool park, double now_s, std::string reason) {
+  if (parked.size() <= id) parked.resize(id + 1, 0);
+  if ((parked[id] != 0) == park) return;
+  parked[id] = park ? 1 : 0;
+  if (park) {
+    parked_since_s[id] = now_s;
+  } else {
+    requested_wait_s[id] += now_s - parked_since_s[id];
+  }
+  events.push_back({now_s, static_cast<WorkerId>(id), park, std::move(reason)});
+}
+
+void ControllerHost::Impl::start_target(std::uint64_t id, int pid, int tid, double now_s) {
+  CounterTarget t{id, pid, tid, -1};
+  if (affinity && !setup.cpus.empty()) {
+    const auto [it, fresh] = core_index.try_emplace(id, static_cast<int>(id % setup.cpus.size()));
+    std::string why;
+    if (keeper.bind(pid, tid, setup.cpus[static_cast<std::size_t>(it->second)], why)) {
+      t.cpu = setup.cpus[static_cast<std::size_t>(it->second)];
+      affinity->remove_target(id);
+      affinity->add_target(id, it->second);
+    } else if (!bind_failure_noted) {
+      bind_failure_noted = true;
+      notes.push_back("affinity: cannot bind a target (" + why + "); it is left where the OS runs it");
+    }
+    (void)fresh;
+  }
+  live[id] = t;
+  counters->track(t);
+  if (efs) efs->add_target(id, now_s);
+}
+
+void ControllerHost::Impl::stop_target(std::uint64_t id, double now_s) {
+  if (!live.erase(id)) return;
+  counters->untrack(id);
+  if (affinity) affinity->remove_target(id);
+  if (efs) {
+    efs->remove_target(id);
+    set_parked(id, false, now_s, "efs: the target stopped");
+  }
+}
+
+void ControllerHost::Impl::absorb(double now_s) {
+  std::vector<Announcement> batch;
+  {
+    std::lock_guard<std::mutex> lock(pending_mutex);
+    batch.swap(pending);
+  }
+  for (const Announcement& a : batch) {
+    if (a.started) start_target(a.id, a.pid, a.tid, now_s);
+    else stop_target(a.id, now_s);
+  }
+}
+
+void ControllerHost::Impl::step_efs(const counters::CounterSample& sample, double now_s) {
+  const efs::ControlStep step = efs->step(sample, now_s);
+  if (step.changes.empty()) return;
+  for (const efs::TargetChange& c : step.changes) set_parked(c.id, c.parked, now_s, c.reason);
+  setup.throttle->apply(parked, efs->wait_bound_s());
+}
+
+void ControllerHost::Impl::step_affinity(const counters::CounterSample& sample, double now_s) {
+  const auto decision = affinity->step(sample, {});
+  if (!decision) return;
+  const std::string reason = "affinity: " + std::string(to_string(decision->reason)) + " (predicted power " +
+                             std::to_string(decision->power_before_w) + " W -> " +
+                             std::to_string(decision->power_after_w) + " W, seed 002 §V.E)";
+  for (const affinity::Migration& m : decision->moves) {
+    const auto it = live.find(m.thread);
+    if (it == live.end()) continue;
+    const int from = setup.cpus[static_cast<std::size_t>(m.from)], to = setup.cpus[static_cast<std::size_t>(m.to)];
+    std::string why;
+    if (!keeper.bind(it->second.pid, it->second.tid, to, why)) {
+      notes.push_back("affinity: a move failed (" + why + ")");
+      continue;
+    }
+    core_index[m.thread] = m.to;
+    it->second.cpu = to;
+    counters->track(it->second);
+    migrations.push_back({now_s, static_cast<WorkerId>(m.thread), from, to, reason});
+  }
+}
+
+void ControllerHost::Impl::end_decisions(double now_s, const std::string& why) {
+  ended = true;
+  notes.push_back(why);
+  if (!efs) return;
+  for (std::size_t id = 0; id < parked.size(); ++id)
+    if (parked[id]) set_parked(id, false, now_s, "efs: " + why);
+  if (setup.throttle) setup.throttle->release_all();
+}
+
+void ControllerHost::Impl::tick() noexcept {
+  try {
+    const std::uint64_t now_ns = clock.now_ns();
+    const double now_s = seconds(now_ns);
+    absorb(now_s);
+    if (ended) return;
+    if (!last_tick_ns) {  // the first tick only starts the first interval
+      last_tick_ns = now_ns;
+      return;
+    }
+    const double elapsed_s = static_cast<double>(now_ns - *last_tick_ns) * 1e-9;
+    last_tick_ns = now_ns;
+    if (!(elapsed_s > 0)) return;
+    const counters::CounterSample sample = counters->sample(elapsed_s);
+    ++intervals;
+    if (efs) step_efs(sample, now_s);
+    if (affinity) step_affinity(sample, now_s);
+    if (counters->exhausted())
+      end_decisions(now_s, "the recorded counter series ended after " + std::to_string(intervals) +
+                               " intervals; every target runs again and placements stay");
+  } catch (const std::exception& e) {
+    end_decisions(seconds(clock.now_ns()), std::string("controller stopped after an error: ") + e.what());
+  } catch (...) {
+    end_decisions(seconds(clock.now_ns()), "controller stopped after an error");
+  }
+}
+
+void ControllerHost::stop() noexcept {
+  Impl& h = *impl_;
+  if (h.stopped.exchange(true)) return;
+  h.thread.stop();
+  const double now_s = h.seconds(h.clock.now_ns());
+  try {
+    for (std::size_t id = 0; id < h.parked.size(); ++id)
+      if (h.parked[id]) h.set_parked(id, false, now_s, "efs: the run ended");
+  } catch (...) {
+  }
+  if (h.setup.throttle) h.setup.throttle->release_all();
+  const std::size_t moved = h.keeper.moved_threads();
+  const std::size_t restored = h.keeper.restore();
+  if (moved > 0) try {
+      h.notes.push_back("affinity: put back the CPU masks of " + std::to_string(restored) + " of " +
+                        std::to_string(moved) + " threads moved (the others had ended)");
+    } catch (...) {
+    }
+}
+
+void ControllerHost::fill_report(Report& r) const {
+  const Impl& h = *impl_;
+  for (WorkerReport& w : r.workers) {
+    const auto measured = h.setup.throttle ? h.setup.throttle->waited_s(w.id) : std::nullopt;
+    const auto it = h.requested_wait_s.find(w.id);
+    w.throttled_s = measured ? *measured : it != h.requested_wait_s.end() ? it->second : 0.0;
+  }
+  r.throttle_events.insert(r.throttle_events.end(), h.events.begin(), h.events.end());
+  r.migrations.insert(r.migrations.end(), h.migrations.begin(), h.migrations.end());
+  r.parameters["counters"] = h.counters->names();
+  r.parameters["control_interval_s"] = std::to_string(h.setup.interval_s);
+  r.parameters["control_intervals"] = std::to_string(h.intervals);
+  if (h.efs) {
+    r.parameters["efs_bus_accesses_per_s"] = std::to_string(h.efs->params().accesses_per_s);
+    r.parameters["efs_power_w"] = join(h.efs->params().power_w);
+    r.parameters["efs_cores"] = std::to_string(h.efs->params().cores);
+    r.parameters["efs_actuator"] = h.setup.throttle ? std::string(h.setup.throttle->name()) : "";
+    if (h.setup.throttle && !h.setup.throttle->per_target())
+      r.notes.push_back("efs: " + std::string(h.setup.throttle->name()) +
+                        " sets how many threads run, not which: throttled_s is the time the controller held a worker "
+                        "slot back");
+  }
+  if (h.affinity) r.parameters["affinity_mode"] = h.affinity_mode;
+  for (const std::string& line : h.counters->availability().describe()) r.notes.push_back("counters: " + line);
+  r.notes.insert(r.notes.end(), h.notes.begin(), h.notes.end());
+}
+
+}  // namespace rubato
