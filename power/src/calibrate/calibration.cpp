@@ -7,15 +7,16 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
-#include <fstream>
 #include <set>
-#include <sstream>
 #include <thread>
 
 #include "rubato/power/energy/powercap_meter.hpp"
 #include "rubato/power/frequency/sysfs_frequency.hpp"
 #include "calibrate/sample_median.hpp"
+#include "counters/proc_stat.hpp"
+#include "os/sysfs_file.hpp"
 
 namespace rubato {
 namespace {
@@ -59,55 +60,19 @@ RaplZones rapl_zones(const std::string& root) {
   return z;
 }
 
-bool read_energy_j(const PowercapZone& z, double& joules) {
-  std::string text;
-  if (!read_sysfs_value(z.dir + "/energy_uj", text)) return false;
-  char* end = nullptr;
-  const unsigned long long uj = std::strtoull(text.c_str(), &end, 10);
-  if (end == text.c_str()) return false;
-  joules = static_cast<double>(uj) * 1e-6;
-  return true;
+// Joules of `zones` since the previous call (a zone that cannot be read adds nothing).
+double take_joules(ZoneEnergy& zones) {
+  double joules = 0;
+  std::string why;
+  zones.take(joules, why);
+  return joules;
 }
 
-// Energy counters of a set of zones, summed with wrap-around handled.
-class EnergyCounter {
- public:
-  explicit EnergyCounter(std::vector<PowercapZone> zones) : zones_(std::move(zones)), last_(zones_.size(), 0) {
-    for (std::size_t i = 0; i < zones_.size(); ++i) read_energy_j(zones_[i], last_[i]);
-  }
-  // Joules since the previous call.
-  double take() {
-    double sum = 0;
-    for (std::size_t i = 0; i < zones_.size(); ++i) {
-      double now = last_[i];
-      if (!read_energy_j(zones_[i], now)) continue;
-      sum += wrapped_delta_j(last_[i], now, zones_[i].max_range_j);
-      last_[i] = now;
-    }
-    return sum;
-  }
-
- private:
-  std::vector<PowercapZone> zones_;
-  std::vector<double> last_;
-};
-
-// Busy seconds of `cpus` from /proc/stat (user nice system irq softirq steal).
-double proc_stat_busy_s(const std::vector<int>& cpus) {
-  std::ifstream in("/proc/stat");
-  std::string line;
-  const double tick = static_cast<double>(::sysconf(_SC_CLK_TCK));
-  double busy = 0;
-  while (std::getline(in, line)) {
-    if (line.rfind("cpu", 0) != 0 || line.size() < 4 || !std::isdigit(static_cast<unsigned char>(line[3]))) continue;
-    std::istringstream s(line.substr(3));
-    int cpu = -1;
-    unsigned long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
-    s >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
-    if (std::find(cpus.begin(), cpus.end(), cpu) != cpus.end())
-      busy += static_cast<double>(user + nice + system + irq + softirq + steal) / tick;
-  }
-  return busy;
+ZoneEnergy started(std::vector<PowercapZone> zones) {
+  ZoneEnergy energy(std::move(zones));
+  std::string why;
+  energy.reset(why);
+  return energy;
 }
 
 std::string rapl_problem(const std::string& root) {
@@ -300,8 +265,8 @@ class Calibrator {
         freq_(freq),
         load_(load),
         zones_(rapl_zones(o.sysfs_root)),
-        package_(zones_.package),
-        dram_(zones_.dram),
+        package_(started(zones_.package)),
+        dram_(started(zones_.dram)),
         t0_(Clock::now()) {}
 
   void say(const std::string& line) const {
@@ -317,8 +282,8 @@ class Calibrator {
     s.loop = loop;
     s.k = k;
     const int windows = std::max(1, o_.windows);
-    package_.take();
-    dram_.take();
+    take_joules(package_);
+    take_joules(dram_);
     auto cpu_before = load_.cpu_seconds();
     double busy_before = proc_stat_busy_s(r_.cpus);
     auto before = Clock::now();
@@ -326,8 +291,8 @@ class Calibrator {
       sleep_s(o_.seconds / windows);
       const auto now = Clock::now();
       CalibrationWindow w;
-      w.package_j = package_.take();
-      w.dram_j = dram_.take();
+      w.package_j = take_joules(package_);
+      w.dram_j = take_joules(dram_);
       const auto cpu_now = load_.cpu_seconds();
       const double busy_now = proc_stat_busy_s(r_.cpus);
       w.start_s = std::chrono::duration<double>(before - t0_).count();
@@ -403,7 +368,7 @@ class Calibrator {
   CalibrationFrequency& freq_;
   LoadThreads& load_;
   RaplZones zones_;
-  EnergyCounter package_, dram_;
+  ZoneEnergy package_, dram_;
   Clock::time_point t0_;
 };
 
@@ -459,6 +424,58 @@ void check_samples(CalibrationResult& r) {
 
 }  // namespace
 
+namespace {
+
+// The CPUs and frequencies to measure (the options', checked against the
+// machine, else all), into `r`; false + `error` when they cannot be.
+bool plan_points(const CalibrationOptions& o, const Topology& t, CalibrationResult& r, std::string& error) {
+  if (!choose_cpus(o, t, r.cpus, error)) return false;
+  r.online_cpus = static_cast<int>(t.cpus.size());
+  for (const auto& p : t.clock_domains)
+    r.cpus_per_domain = std::max<int>(r.cpus_per_domain, static_cast<int>(p.cpus.size()));
+  // The frequencies: the option's (each must be one the hardware offers), else all.
+  const std::vector<double> offered = calibration_frequencies(t);
+  for (double hz : o.freqs_hz)
+    if (std::none_of(offered.begin(), offered.end(), [&](double f) { return std::fabs(f - hz) <= 0.005 * f; }) &&
+        !(t.clock_domains.front().available_hz.empty() && hz >= t.clock_domains.front().min_hz &&
+          hz <= t.clock_domains.front().max_hz)) {
+      error = std::to_string(std::lround(hz / 1e6)) + " MHz is not a frequency this machine offers";
+      return false;
+    }
+  r.freqs_hz = o.freqs_hz.empty() ? offered : o.freqs_hz;
+  std::sort(r.freqs_hz.begin(), r.freqs_hz.end(), std::greater<>());
+  r.freqs_hz.erase(std::unique(r.freqs_hz.begin(), r.freqs_hz.end()), r.freqs_hz.end());
+  if (r.freqs_hz.size() < 2) {
+    error = "need at least two frequencies to calibrate (have " + std::to_string(r.freqs_hz.size()) + ")";
+    return false;
+  }
+  r.has_dram = !rapl_zones(o.sysfs_root).dram.empty();
+  return true;
+}
+
+// Every point at every frequency, each frequency summed up in one progress
+// line; false + `error` when a frequency cannot be set.
+bool measure_points(Calibrator& c, CalibrationFrequency& freq, CalibrationResult& r, std::string& error) {
+  for (double hz : r.freqs_hz) {
+    if (!freq.set(hz)) {
+      error = "setting " + std::to_string(std::lround(hz / 1e6)) + " MHz failed";
+      return false;
+    }
+    r.samples.push_back(c.measure(hz, LoadKind::idle, 0));
+    for (LoadKind loop : {LoadKind::compute, LoadKind::spin})
+      for (std::size_t k = 1; k <= r.cpus.size(); ++k) r.samples.push_back(c.measure(hz, loop, k));
+    const auto& idle = r.samples[r.samples.size() - 1 - 2 * r.cpus.size()];
+    char line[160];
+    std::snprintf(line, sizeof line, "%.0f MHz: idle %.2f W, all compute %.2f W, all spin %.2f W", hz / 1e6,
+                  idle.package_w(), r.samples[r.samples.size() - 1 - r.cpus.size()].package_w(),
+                  r.samples.back().package_w());
+    c.say(line);
+  }
+  return true;
+}
+
+}  // namespace
+
 std::optional<CalibrationResult> calibrate(const CalibrationOptions& o, std::string& error) {
   if (!(o.seconds > 0)) {
     error = "the measurement time must be positive";
@@ -472,28 +489,7 @@ std::optional<CalibrationResult> calibrate(const CalibrationOptions& o, std::str
   r.sysfs_root = o.sysfs_root;
   r.seconds = o.seconds;
   CalibrationFrequency freq(o.sysfs_root, o.state_dir);
-  const Topology& t = freq.topology();
-  if (!choose_cpus(o, t, r.cpus, error)) return std::nullopt;
-  r.online_cpus = static_cast<int>(t.cpus.size());
-  for (const auto& p : t.clock_domains)
-    r.cpus_per_domain = std::max<int>(r.cpus_per_domain, static_cast<int>(p.cpus.size()));
-  // The frequencies: the option's (each must be one the hardware offers), else all.
-  const std::vector<double> offered = calibration_frequencies(t);
-  for (double hz : o.freqs_hz)
-    if (std::none_of(offered.begin(), offered.end(), [&](double f) { return std::fabs(f - hz) <= 0.005 * f; }) &&
-        !(t.clock_domains.front().available_hz.empty() && hz >= t.clock_domains.front().min_hz &&
-          hz <= t.clock_domains.front().max_hz)) {
-      error = std::to_string(std::lround(hz / 1e6)) + " MHz is not a frequency this machine offers";
-      return std::nullopt;
-    }
-  r.freqs_hz = o.freqs_hz.empty() ? offered : o.freqs_hz;
-  std::sort(r.freqs_hz.begin(), r.freqs_hz.end(), std::greater<>());
-  r.freqs_hz.erase(std::unique(r.freqs_hz.begin(), r.freqs_hz.end()), r.freqs_hz.end());
-  if (r.freqs_hz.size() < 2) {
-    error = "need at least two frequencies to calibrate (have " + std::to_string(r.freqs_hz.size()) + ")";
-    return std::nullopt;
-  }
-  r.has_dram = !rapl_zones(o.sysfs_root).dram.empty();
+  if (!plan_points(o, freq.topology(), r, error)) return std::nullopt;
 
   LoadThreads load;
   if (!load.start(r.cpus, error)) return std::nullopt;
@@ -503,22 +499,10 @@ std::optional<CalibrationResult> calibrate(const CalibrationOptions& o, std::str
         " frequencies, " + std::to_string(o.seconds).substr(0, std::to_string(o.seconds).find('.') + 3) +
         " s per point: about " +
         std::to_string(std::lround(calibration_duration_s(o, r.cpus.size(), r.freqs_hz.size()))) + " s");
-  for (double hz : r.freqs_hz) {
-    if (!freq.set(hz)) {
-      error = "setting " + std::to_string(std::lround(hz / 1e6)) + " MHz failed";
-      load.stop();
-      freq.end();
-      return std::nullopt;
-    }
-    r.samples.push_back(c.measure(hz, LoadKind::idle, 0));
-    for (LoadKind loop : {LoadKind::compute, LoadKind::spin})
-      for (std::size_t k = 1; k <= r.cpus.size(); ++k) r.samples.push_back(c.measure(hz, loop, k));
-    const auto& idle = r.samples[r.samples.size() - 1 - 2 * r.cpus.size()];
-    char line[160];
-    std::snprintf(line, sizeof line, "%.0f MHz: idle %.2f W, all compute %.2f W, all spin %.2f W", hz / 1e6,
-                  idle.package_w(), r.samples[r.samples.size() - 1 - r.cpus.size()].package_w(),
-                  r.samples.back().package_w());
-    c.say(line);
+  if (!measure_points(c, freq, r, error)) {
+    load.stop();
+    freq.end();
+    return std::nullopt;
   }
   c.latency();
   load.stop();

@@ -5,9 +5,12 @@
 
 namespace rubato {
 
-bool fit_shared_intercept(std::span<const FitPoint> points, std::size_t groups, SharedInterceptFit& out,
-                          std::string& why) {
-  const std::size_t m = groups + 1;  // parameter 0: the intercept, 1 + g: slope of group g
+namespace {
+
+// Every point in a group, every group with a loaded CPU, enough points for
+// the parameters; else false + `why`.
+bool check_fit_points(std::span<const FitPoint> points, std::size_t groups, std::string& why) {
+  const std::size_t m = groups + 1;
   std::vector<double> has_x(groups, 0);
   for (const auto& p : points) {
     if (p.group >= groups) {
@@ -25,6 +28,37 @@ bool fit_shared_intercept(std::span<const FitPoint> points, std::size_t groups, 
     why = "fit: " + std::to_string(points.size()) + " points for " + std::to_string(m) + " parameters";
     return false;
   }
+  return true;
+}
+
+// Gauss-Jordan elimination with partial pivoting of the m rows of `a` (`cols`
+// columns each, row-major); false when the system is singular.
+bool gauss_jordan(std::vector<double>& a, std::size_t m, std::size_t cols) {
+  auto at = [&](std::size_t r, std::size_t c) -> double& { return a[r * cols + c]; };
+  for (std::size_t c = 0; c < m; ++c) {
+    std::size_t pivot = c;
+    for (std::size_t r = c + 1; r < m; ++r)
+      if (std::fabs(at(r, c)) > std::fabs(at(pivot, c))) pivot = r;
+    if (std::fabs(at(pivot, c)) < 1e-12) return false;
+    if (pivot != c)
+      for (std::size_t k = 0; k < cols; ++k) std::swap(at(c, k), at(pivot, k));
+    const double d = at(c, c);
+    for (std::size_t k = 0; k < cols; ++k) at(c, k) /= d;
+    for (std::size_t r = 0; r < m; ++r) {
+      if (r == c || at(r, c) == 0) continue;
+      const double f = at(r, c);
+      for (std::size_t k = 0; k < cols; ++k) at(r, k) -= f * at(c, k);
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool fit_shared_intercept(std::span<const FitPoint> points, std::size_t groups, SharedInterceptFit& out,
+                          std::string& why) {
+  const std::size_t m = groups + 1;  // parameter 0: the intercept, 1 + g: slope of group g
+  if (!check_fit_points(points, groups, why)) return false;
   // Normal equations [XᵀX | Xᵀy | I], reduced to [I | θ | (XᵀX)⁻¹].
   const std::size_t cols = 2 * m + 1;
   std::vector<double> a(m * cols, 0.0);
@@ -39,23 +73,9 @@ bool fit_shared_intercept(std::span<const FitPoint> points, std::size_t groups, 
     at(g, m) += p.x * p.y;
   }
   for (std::size_t r = 0; r < m; ++r) at(r, m + 1 + r) = 1;
-  for (std::size_t c = 0; c < m; ++c) {
-    std::size_t pivot = c;
-    for (std::size_t r = c + 1; r < m; ++r)
-      if (std::fabs(at(r, c)) > std::fabs(at(pivot, c))) pivot = r;
-    if (std::fabs(at(pivot, c)) < 1e-12) {
-      why = "fit: the measurements do not determine the lines (singular system)";
-      return false;
-    }
-    if (pivot != c)
-      for (std::size_t k = 0; k < cols; ++k) std::swap(at(c, k), at(pivot, k));
-    const double d = at(c, c);
-    for (std::size_t k = 0; k < cols; ++k) at(c, k) /= d;
-    for (std::size_t r = 0; r < m; ++r) {
-      if (r == c || at(r, c) == 0) continue;
-      const double f = at(r, c);
-      for (std::size_t k = 0; k < cols; ++k) at(r, k) -= f * at(c, k);
-    }
+  if (!gauss_jordan(a, m, cols)) {
+    why = "fit: the measurements do not determine the lines (singular system)";
+    return false;
   }
   out = SharedInterceptFit{};
   out.intercept = at(0, m);

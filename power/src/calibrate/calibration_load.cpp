@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "rubato/power/emulator/emulated_frequency.hpp"  // thread_cpu_ns
+#include "rubato/power/os/thread_binding.hpp"
 
 namespace rubato {
 namespace {
@@ -55,20 +56,19 @@ void spin_pause(int n) noexcept {
   }
 }
 
-bool pin_this_thread(int cpu, std::string& why) {
-  if (cpu < 0 || cpu >= CPU_SETSIZE) {
-    why = "cpu " + std::to_string(cpu) + " is out of range";
-    return false;
-  }
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  CPU_SET(cpu, &one);
-  if (sched_setaffinity(0, sizeof one, &one) != 0) {
-    why = "cannot pin a load thread to cpu " + std::to_string(cpu) + ": " + std::strerror(errno);
-    return false;
-  }
-  return true;
+namespace {
+
+// Pins the calling load thread to `cpu`; false + `why` when it cannot be.
+bool pin_load_thread(int cpu, std::string& why) {
+  const int err = pin_thread(0, cpu);
+  if (err == 0) return true;
+  why = err == EINVAL && (cpu < 0 || cpu >= CPU_SETSIZE)
+            ? "cpu " + std::to_string(cpu) + " is out of range"
+            : "cannot pin a load thread to cpu " + std::to_string(cpu) + ": " + std::strerror(err);
+  return false;
 }
+
+}  // namespace
 
 struct LoadThreads::Worker {
   int cpu = 0;
@@ -84,7 +84,7 @@ struct LoadThreads::Worker {
 
 void LoadThreads::run(Worker& w) {
   std::string why;
-  if (!pin_this_thread(w.cpu, why)) {
+  if (!pin_load_thread(w.cpu, why)) {
     w.why = why;
     w.pinned.store(-1);
     return;
@@ -178,7 +178,7 @@ bool on_cpu(int cpu, const std::function<void()>& body) {
   bool pinned = false;
   std::thread t([&] {
     std::string why;
-    pinned = pin_this_thread(cpu, why);
+    pinned = pin_load_thread(cpu, why);
     if (pinned) body();
   });
   t.join();

@@ -25,6 +25,48 @@ std::string mhz(double hz) { return std::to_string(std::lround(hz / 1e6)) + " MH
 
 double round_to(double v, double step) { return std::round(v / step) * step; }
 
+// "core_power" per frequency (the fitted slopes), and each slope's standard
+// error per frequency for the compute (busy) and spin (idle) loops.
+json core_power(const CalibrationResult& r, std::string& busy_spread, std::string& idle_spread) {
+  json power = json::array();
+  for (std::size_t f = 0; f < r.freqs_hz.size(); ++f) {
+    const std::size_t gb = r.group(f, LoadKind::compute), gi = r.group(f, LoadKind::spin);
+    // Negative slopes are noise around zero (a spin that costs nothing measurable).
+    power.push_back({{"hz", r.freqs_hz[f]},
+                     {"busy_w", round_to(std::max(0.0, r.fit.slope[gb]), 1e-4)},
+                     {"idle_w", round_to(std::max(0.0, r.fit.slope[gi]), 1e-4)}});
+    busy_spread += (f ? ", " : "") + mhz(r.freqs_hz[f]) + " ±" + num(r.fit.slope_se[gb], 2) + " W";
+    idle_spread += (f ? ", " : "") + mhz(r.freqs_hz[f]) + " ±" + num(r.fit.slope_se[gi], 2) + " W";
+  }
+  return power;
+}
+
+// Where transition_latency_s comes from; `seen`: the transitions measured, in order.
+std::string latency_source(const CalibrationResult& r, const std::vector<double>& seen, const std::string& measured) {
+  if (seen.empty())
+    return "NOT MEASURED: rubato calibrate, " + r.host + ", " + r.date +
+           ", no transition seen within the time limit by " + r.latency_method;
+  return measured + r.latency_method + " (from just before the cpufreq write " +
+         (r.latency_method == "timing loop" ? std::string("until a compute loop on that CPU ran at the new speed")
+                                            : std::string("until scaling_cur_freq showed the new frequency")) +
+         "), median of " + std::to_string(seen.size()) + " transitions between " + mhz(r.freqs_hz.front()) + " and " +
+         mhz(r.freqs_hz.back()) + "; range " + num(seen.front()) + ".." + num(seen.back()) + " s";
+}
+
+// dram_w (informational) and its source, where RAPL has a dram zone.
+void add_dram(const CalibrationResult& r, const std::string& measured, json& j, json& sources) {
+  std::vector<double> d;
+  for (const auto& s : r.samples) d.push_back(s.dram_w());
+  double mean = 0, sd = 0;
+  for (double v : d) mean += v / static_cast<double>(d.size());
+  for (double v : d) sd += (v - mean) * (v - mean);
+  sd = d.size() > 1 ? std::sqrt(sd / static_cast<double>(d.size() - 1)) : 0;
+  j["dram_w"] = round_to(mean, 1e-4);
+  sources["dram_w"] = measured + "RAPL dram zone energy_uj, mean over all " + std::to_string(d.size()) +
+                      " points (idle, compute and spin loops; not memory-bound), sd " + num(sd, 2) +
+                      " W; not part of the package figures (informational: the power model does not use it)";
+}
+
 }  // namespace
 
 std::string calibration_profile_json(const CalibrationResult& r, const std::string& name) {
@@ -41,18 +83,8 @@ std::string calibration_profile_json(const CalibrationResult& r, const std::stri
   j["cores"] = r.online_cpus;
   j["cores_per_domain"] = r.cpus_per_domain;
   j["frequencies_hz"] = r.freqs_hz;
-  json power = json::array();
   std::string busy_spread, idle_spread;
-  for (std::size_t f = 0; f < r.freqs_hz.size(); ++f) {
-    const std::size_t gb = r.group(f, LoadKind::compute), gi = r.group(f, LoadKind::spin);
-    // Negative slopes are noise around zero (a spin that costs nothing measurable).
-    power.push_back({{"hz", r.freqs_hz[f]},
-                     {"busy_w", round_to(std::max(0.0, r.fit.slope[gb]), 1e-4)},
-                     {"idle_w", round_to(std::max(0.0, r.fit.slope[gi]), 1e-4)}});
-    busy_spread += (f ? ", " : "") + mhz(r.freqs_hz[f]) + " ±" + num(r.fit.slope_se[gb], 2) + " W";
-    idle_spread += (f ? ", " : "") + mhz(r.freqs_hz[f]) + " ±" + num(r.fit.slope_se[gi], 2) + " W";
-  }
-  j["core_power"] = power;
+  j["core_power"] = core_power(r, busy_spread, idle_spread);
   j["uncore_w"] = round_to(std::max(0.0, r.fit.intercept), 1e-4);
   j["beta"] = 1.0;
 
@@ -88,29 +120,8 @@ std::string calibration_profile_json(const CalibrationResult& r, const std::stri
   sources["beta"] =
       "ASSUMPTION: 1 (all work scales with frequency); a machine has no single beta: measure a "
       "program's with `rubato calibrate --beta -- PROGRAM` and set RUBATO_BETA";
-  if (seen.empty()) {
-    sources["transition_latency_s"] = "NOT MEASURED: rubato calibrate, " + r.host + ", " + r.date +
-                                      ", no transition seen within the time limit by " + r.latency_method;
-  } else {
-    sources["transition_latency_s"] =
-        measured + r.latency_method + " (from just before the cpufreq write " +
-        (r.latency_method == "timing loop" ? std::string("until a compute loop on that CPU ran at the new speed")
-                                           : std::string("until scaling_cur_freq showed the new frequency")) +
-        "), median of " + std::to_string(seen.size()) + " transitions between " + mhz(r.freqs_hz.front()) + " and " +
-        mhz(r.freqs_hz.back()) + "; range " + num(seen.front()) + ".." + num(seen.back()) + " s";
-  }
-  if (r.has_dram) {
-    std::vector<double> d;
-    for (const auto& s : r.samples) d.push_back(s.dram_w());
-    double mean = 0, sd = 0;
-    for (double v : d) mean += v / static_cast<double>(d.size());
-    for (double v : d) sd += (v - mean) * (v - mean);
-    sd = d.size() > 1 ? std::sqrt(sd / static_cast<double>(d.size() - 1)) : 0;
-    j["dram_w"] = round_to(mean, 1e-4);
-    sources["dram_w"] = measured + "RAPL dram zone energy_uj, mean over all " + std::to_string(d.size()) +
-                        " points (idle, compute and spin loops; not memory-bound), sd " + num(sd, 2) +
-                        " W; not part of the package figures (informational: the power model does not use it)";
-  }
+  sources["transition_latency_s"] = latency_source(r, seen, measured);
+  if (r.has_dram) add_dram(r, measured, j, sources);
   j["sources"] = sources;
   return j.dump(2) + "\n";
 }

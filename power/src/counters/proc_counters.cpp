@@ -1,16 +1,42 @@
 // The proc source: a thread's CPU time from /proc/<pid>/task/<tid>/schedstat
 // (nanoseconds on the CPU, the scheduler's own account) or, where the kernel
 // has no schedstat, from stat's utime + stime (clock ticks, 10 ms here).
-// CPU time is all /proc has: utilisation-only (seed 002 §IV.A without cycles).
+// CPU time is all /proc has: utilisation-only ([META] §IV.A without cycles).
+// Also the one /proc/stat parser (proc_stat.hpp).
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 #include <string>
 
 #include "counters/counter_source_makers.hpp"
+#include "counters/proc_stat.hpp"
 #include "counters/thread_counter_table.hpp"
+
+namespace rubato {
+
+double proc_stat_busy_s(const std::vector<int>& cpus) {
+  std::ifstream in("/proc/stat");
+  std::string line;
+  const double tick = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  double busy = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("cpu", 0) != 0 || line.size() < 4 || !std::isdigit(static_cast<unsigned char>(line[3]))) continue;
+    std::istringstream s(line.substr(3));
+    int cpu = -1;
+    unsigned long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+    s >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
+    if (std::find(cpus.begin(), cpus.end(), cpu) != cpus.end())
+      busy += static_cast<double>(user + nice + system + irq + softirq + steal) / tick;
+  }
+  return busy;
+}
+
+}  // namespace rubato
 
 namespace rubato::detail {
 namespace {

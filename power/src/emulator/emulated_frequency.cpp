@@ -23,7 +23,7 @@ std::uint64_t emulated_stretch_ns(std::uint64_t duration_ns, double hz, double m
 }
 
 // Cost of a read here (2-vCPU AMD EPYC VM, Linux, measured in thread CPU time
-// over 10^6 reads, issue 24 §2): CLOCK_THREAD_CPUTIME_ID ~0.55-0.6 us (a
+// over 10^6 reads): CLOCK_THREAD_CPUTIME_ID ~0.55-0.6 us (a
 // system call: no vDSO path), CLOCK_MONOTONIC ~23 ns (vDSO). So a stretched
 // segment reads the CPU clock once at its end (and once more at the start of
 // a run, and at the end of a burn that was preempted), and the burn spins on

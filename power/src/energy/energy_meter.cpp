@@ -13,10 +13,9 @@ const std::array kMeters = {
                      [](const Settings& s) -> std::unique_ptr<EnergyMeter> {
                        return std::make_unique<PowercapMeter>(s.sysfs_root);
                      }},
-    EnergyMeterEntry{"likwid", "likwid power_* (direct mode, probed in a child)", true,
-                     [](const Settings&) -> std::unique_ptr<EnergyMeter> {
-                       return std::make_unique<LikwidPowerMeter>();
-                     }},
+    EnergyMeterEntry{
+        "likwid", "likwid power_* (direct mode, probed in a child)", true,
+        [](const Settings&) -> std::unique_ptr<EnergyMeter> { return std::make_unique<LikwidPowerMeter>(); }},
 };
 
 // What a run's note calls a meter: "measured by powercap (RAPL)".

@@ -10,38 +10,12 @@
 #include <cstring>
 #include <filesystem>
 
+#include "os/sysfs_file.hpp"
+
 namespace rubato {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Reads a µJ counter and converts it to J; on failure `why` names the file
-// and, for EACCES, the reason (root-only since Linux 5.10).
-bool read_uj(const std::string& path, double& joules, std::string& why) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int err = errno;
-    why = path + ": " + std::strerror(err);
-    if (err == EACCES || err == EPERM)
-      why +=
-          " (energy_uj is readable only by root since Linux 5.10, CVE-2020-8694; run as root or grant read "
-          "access with a udev rule)";
-    return false;
-  }
-  char buf[64];
-  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
-  ::close(fd);
-  unsigned long long uj = 0;
-  std::size_t len = n > 0 ? static_cast<std::size_t>(n) : 0;
-  while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' ')) --len;
-  const auto [end, ec] = std::from_chars(buf, buf + len, uj);
-  if (n <= 0 || ec != std::errc() || end != buf + len) {
-    why = path + ": not a counter";
-    return false;
-  }
-  joules = static_cast<double>(uj) * 1e-6;
-  return true;
-}
 
 std::string read_name(const std::string& dir) {
   std::string name;
@@ -88,6 +62,65 @@ double wrapped_delta_j(double before_j, double after_j, double max_range_j) noex
   return max_range_j > 0 ? after_j + (max_range_j - before_j) : 0;
 }
 
+bool read_zone_energy_j(const PowercapZone& zone, double& joules, std::string& why) {
+  const std::string path = zone.dir + "/energy_uj";
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    why = path + ": " + std::strerror(err);
+    if (err == EACCES || err == EPERM)
+      why +=
+          " (energy_uj is readable only by root since Linux 5.10, CVE-2020-8694; run as root or grant read "
+          "access with a udev rule)";
+    return false;
+  }
+  char buf[64];
+  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  unsigned long long uj = 0;
+  std::size_t len = n > 0 ? static_cast<std::size_t>(n) : 0;
+  while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' ')) --len;
+  const auto [end, ec] = std::from_chars(buf, buf + len, uj);
+  if (n <= 0 || ec != std::errc() || end != buf + len) {
+    why = path + ": not a counter";
+    return false;
+  }
+  joules = static_cast<double>(uj) * 1e-6;
+  return true;
+}
+
+ZoneEnergy::ZoneEnergy(std::vector<PowercapZone> zones) : zones_(std::move(zones)), last_j_(zones_.size(), 0) {}
+
+bool ZoneEnergy::reset(std::string& why) {
+  bool all = true;
+  for (std::size_t i = 0; i < zones_.size(); ++i) {
+    std::string w;
+    last_j_[i] = 0;
+    if (!read_zone_energy_j(zones_[i], last_j_[i], w) && all) {
+      all = false;
+      why = w;
+    }
+  }
+  return all;
+}
+
+bool ZoneEnergy::take(double& joules, std::string& why) {
+  bool all = true;
+  joules = 0;
+  for (std::size_t i = 0; i < zones_.size(); ++i) {
+    double now = 0;
+    std::string w;
+    if (!read_zone_energy_j(zones_[i], now, w)) {
+      if (all) why = w;
+      all = false;
+      continue;
+    }
+    joules += wrapped_delta_j(last_j_[i], now, zones_[i].max_range_j);
+    last_j_[i] = now;
+  }
+  return all;
+}
+
 PowercapMeter::PowercapMeter(std::string sysfs_root, double poll_interval_s)
     : root_(std::move(sysfs_root)), poll_interval_s_(poll_interval_s) {}
 
@@ -95,39 +128,28 @@ PowercapMeter::~PowercapMeter() { poller_.stop(); }
 
 bool PowercapMeter::usable(std::string& why) {
   std::vector<std::string> problems;
-  zones_ = find_powercap_zones(root_, problems);
   std::vector<PowercapZone> counted;
-  for (const auto& z : zones_)
-    if (z.counted) counted.push_back(z);
-  zones_ = std::move(counted);
-  if (zones_.empty()) {
+  for (auto& z : find_powercap_zones(root_, problems))
+    if (z.counted) counted.push_back(std::move(z));
+  std::lock_guard<std::mutex> lock(mutex_);
+  energy_ = ZoneEnergy(std::move(counted));
+  if (energy_.zones().empty()) {
     why = "no RAPL package zone under " + root_ + "/class/powercap";
     return false;
   }
-  std::vector<double> j;
-  return read_all(j, why);
-}
-
-bool PowercapMeter::read_all(std::vector<double>& joules, std::string& why) const {
-  joules.assign(zones_.size(), 0);
-  for (std::size_t i = 0; i < zones_.size(); ++i)
-    if (!read_uj(zones_[i].dir + "/energy_uj", joules[i], why)) return false;
-  return true;
-}
-
-void PowercapMeter::accumulate(const std::vector<double>& now) {
-  for (std::size_t i = 0; i < now.size() && i < last_j_.size(); ++i)
-    total_j_ += wrapped_delta_j(last_j_[i], now[i], zones_[i].max_range_j);
-  last_j_ = now;
+  return energy_.reset(why);
 }
 
 bool PowercapMeter::start(std::string& why) {
-  if (zones_.empty() && !usable(why)) return false;
-  std::vector<double> now;
-  if (!read_all(now, why)) return false;
+  bool have_zones = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    last_j_ = now;
+    have_zones = !energy_.zones().empty();
+  }
+  if (!have_zones && !usable(why)) return false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!energy_.reset(why)) return false;
     total_j_ = 0;
   }
   poller_.start(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(poll_interval_s_)),
@@ -137,9 +159,9 @@ bool PowercapMeter::start(std::string& why) {
 
 void PowercapMeter::poll() {
   std::lock_guard<std::mutex> lock(mutex_);
-  std::vector<double> now;
+  double joules = 0;
   std::string why;
-  if (read_all(now, why)) accumulate(now);
+  if (energy_.take(joules, why)) total_j_ += joules;
   else if (failure_.empty()) failure_ = why;
 }
 
@@ -147,14 +169,14 @@ EnergyFigure PowercapMeter::stop() noexcept {
   EnergyFigure e;
   try {
     poller_.stop();
-    std::vector<double> now;
+    double joules = 0;
     std::string why;
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!read_all(now, why)) {
+    if (!energy_.take(joules, why)) {
       e.why_not = why;
       return e;
     }
-    accumulate(now);
+    total_j_ += joules;
     if (!failure_.empty()) {
       e.why_not = "a reading failed during the run: " + failure_;
       return e;

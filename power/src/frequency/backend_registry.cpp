@@ -42,9 +42,7 @@ const std::array kBackends = {
 
 std::span<const BackendEntry> frequency_backends() { return kBackends; }
 
-const BackendEntry* find_frequency_backend(std::string_view name) {
-  return find_plugin(frequency_backends(), name);
-}
+const BackendEntry* find_frequency_backend(std::string_view name) { return find_plugin(frequency_backends(), name); }
 
 BackendChoice choose_frequency_control(const BackendContext& ctx) {
   BackendChoice choice;

@@ -11,20 +11,12 @@
 
 #include "rubato/power/state/restore_guard.hpp"
 #include "rubato/power/state/state_file.hpp"
+#include "os/sysfs_file.hpp"
 
 namespace rubato {
 namespace {
 
 std::string file(const ClockDomainInfo& p, const char* name) { return p.policy_dir + "/" + name; }
-
-bool write_text(const std::string& path, const std::string& text) {
-  return write_exact(path.c_str(), text.data(), text.size());
-}
-
-long long read_khz(const std::string& path) {
-  char buf[64];
-  return read_small(path.c_str(), buf, sizeof buf) > 0 ? leading_integer(buf) : -1;
-}
 
 // Sets [min, max] keeping min <= max after each write (kernel rule).
 bool write_limits(const ClockDomainInfo& p, long long min_khz, long long max_khz) {

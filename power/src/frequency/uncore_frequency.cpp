@@ -7,20 +7,9 @@
 
 #include "rubato/power/state/restore_guard.hpp"
 #include "rubato/power/state/state_file.hpp"
+#include "os/sysfs_file.hpp"
 
 namespace rubato {
-namespace {
-
-bool write_text(const std::string& path, const std::string& text) {
-  return write_exact(path.c_str(), text.data(), text.size());
-}
-
-long long read_khz(const std::string& path) {
-  char buf[64];
-  return read_small(path.c_str(), buf, sizeof buf) > 0 ? leading_integer(buf) : -1;
-}
-
-}  // namespace
 
 UncoreFrequency::UncoreFrequency(Topology topology, std::string state_dir)
     : topology_(std::move(topology)), state_dir_(state_dir.empty() ? default_state_dir() : std::move(state_dir)) {}

@@ -2,7 +2,7 @@
 // msr module), never the access daemon, whose absence makes likwid exit() the
 // process: whether perfmon works is asked first in a forked child. It measures
 // per CPU with likwid's MEM group: the chip's memory read and write volume
-// (memory-controller counters, seed 001 Eqs. 18-19) and the fixed counters
+// (memory-controller counters, [EFS] Eqs. 18-19) and the fixed counters
 // (instructions, unhalted cycles), which go to the targets bound to that CPU
 // (shared equally when several are). Per-thread memory reads are not in MEM:
 // another source (papi, perf) gives them where the CPU has them.
@@ -29,7 +29,7 @@ using counters::Metric;
 
 #ifdef RUBATO_HAVE_LIKWID
 
-constexpr double kCacheLineBytes = 64;  // one memory access moves one line (seed 001 Eq. 17)
+constexpr double kCacheLineBytes = 64;  // one memory access moves one line ([EFS] Eq. 17)
 constexpr const char* kGroup = "MEM";
 
 // perfmon on every online CPU with the MEM group; empty on success, else why not.

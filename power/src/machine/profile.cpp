@@ -70,7 +70,7 @@ class FieldReader {
   std::string& error_;
 };
 
-// Honesty rule (DESIGN.md): every number a profile gives says where it comes from.
+// Honesty rule (docs/design.md "Honesty rules"): every number a profile gives says where it comes from.
 void require_sources(const MachineProfile& p, std::string& error) {
   std::vector<std::string> needed = {
       "cores", "cores_per_domain",    "frequencies_hz", "core_power.busy_w", "core_power.idle_w", "uncore_w",
@@ -150,6 +150,34 @@ void parse_number_list(const json& j, const char* key, double lo, double hi, std
   }
 }
 
+void parse_cpu_model_match(const json& j, MachineProfile& p, std::string& error) {
+  const auto m = j.find("cpu_model_match");
+  if (m == j.end()) return;
+  if (!m->is_array()) error = "field 'cpu_model_match': expected an array of strings";
+  for (const json& s : *m) {
+    if (!s.is_string() || s.get<std::string>().empty()) {
+      error = "field 'cpu_model_match': expected non-empty strings";
+      break;
+    }
+    p.cpu_model_match.push_back(s.get<std::string>());
+  }
+}
+
+void parse_sources(const json& j, MachineProfile& p, std::string& error) {
+  const auto s = j.find("sources");
+  if (s == j.end() || !s->is_object()) {
+    error = "field 'sources': expected an object naming where each number comes from";
+    return;
+  }
+  for (const auto& [key, value] : s->items()) {
+    if (!value.is_string()) {
+      error = "field 'sources." + key + "': expected a string";
+      break;
+    }
+    p.sources[key] = value.get<std::string>();
+  }
+}
+
 }  // namespace
 
 std::optional<MachineProfile> parse_profile(const std::string& json_text, const std::string& origin,
@@ -181,32 +209,8 @@ std::optional<MachineProfile> parse_profile(const std::string& json_text, const 
   if (error.empty()) parse_number_list(j, "active_cores_power_w", 0, 1e5, p.active_cores_power_w, error);
   if (error.empty()) parse_core_power(j, p, error);
   if (error.empty()) parse_uncore_power(j, p, error);
-  if (error.empty()) {
-    if (const auto m = j.find("cpu_model_match"); m != j.end()) {
-      if (!m->is_array()) error = "field 'cpu_model_match': expected an array of strings";
-      for (const json& s : *m) {
-        if (!s.is_string() || s.get<std::string>().empty()) {
-          error = "field 'cpu_model_match': expected non-empty strings";
-          break;
-        }
-        p.cpu_model_match.push_back(s.get<std::string>());
-      }
-    }
-  }
-  if (error.empty()) {
-    const auto s = j.find("sources");
-    if (s == j.end() || !s->is_object()) {
-      error = "field 'sources': expected an object naming where each number comes from";
-    } else {
-      for (const auto& [key, value] : s->items()) {
-        if (!value.is_string()) {
-          error = "field 'sources." + key + "': expected a string";
-          break;
-        }
-        p.sources[key] = value.get<std::string>();
-      }
-    }
-  }
+  if (error.empty()) parse_cpu_model_match(j, p, error);
+  if (error.empty()) parse_sources(j, p, error);
   if (error.empty()) require_sources(p, error);
   if (!error.empty()) {
     error = origin + ": " + error;

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <thread>
 
+#include "os/sysfs_file.hpp"
+
 namespace rubato {
 namespace {
 
@@ -19,7 +21,7 @@ bool parse_int(std::string_view s, long long& out) {
 }
 
 // cpufreq files are in kHz; rubato's interfaces are in Hz.
-bool read_khz(const std::string& path, double& hz) {
+bool read_khz_as_hz(const std::string& path, double& hz) {
   std::string text;
   long long khz = 0;
   if (!read_sysfs_value(path, text) || !parse_int(text, khz) || khz <= 0) return false;
@@ -69,8 +71,8 @@ void read_clock_domains(Topology& t, const std::string& cpu_dir) {
     }
     if (covered.count(d.cpus.front())) continue;  // cpuN/cpufreq links of one policy
     covered.insert(d.cpus.begin(), d.cpus.end());
-    read_khz(dir + "/cpuinfo_min_freq", d.min_hz);
-    read_khz(dir + "/cpuinfo_max_freq", d.max_hz);
+    read_khz_as_hz(dir + "/cpuinfo_min_freq", d.min_hz);
+    read_khz_as_hz(dir + "/cpuinfo_max_freq", d.max_hz);
     if (read_sysfs_value(dir + "/scaling_available_frequencies", text)) {
       for (const auto& w : split_words(text)) {
         long long khz = 0;
@@ -81,7 +83,7 @@ void read_clock_domains(Topology& t, const std::string& cpu_dir) {
     }
     read_sysfs_value(dir + "/scaling_governor", d.governor);
     read_sysfs_value(dir + "/scaling_driver", d.driver);
-    read_khz(dir + "/base_frequency", d.base_hz);
+    read_khz_as_hz(dir + "/base_frequency", d.base_hz);
     read_sysfs_value(dir + "/energy_performance_preference", d.epp);
     if (read_sysfs_value(dir + "/scaling_available_governors", text)) d.governors = split_words(text);
     t.clock_domains.push_back(std::move(d));
@@ -101,13 +103,13 @@ void read_uncore_domains(Topology& t, const std::string& cpu_dir) {
     UncoreDomainInfo u;
     u.dir = dir;
     u.name = fs::path(dir).filename().string();
-    if (!read_khz(dir + "/initial_min_freq_khz", u.initial_min_hz) ||
-        !read_khz(dir + "/initial_max_freq_khz", u.initial_max_hz) || !read_khz(dir + "/min_freq_khz", u.min_hz) ||
-        !read_khz(dir + "/max_freq_khz", u.max_hz)) {
+    if (!read_khz_as_hz(dir + "/initial_min_freq_khz", u.initial_min_hz) ||
+        !read_khz_as_hz(dir + "/initial_max_freq_khz", u.initial_max_hz) ||
+        !read_khz_as_hz(dir + "/min_freq_khz", u.min_hz) || !read_khz_as_hz(dir + "/max_freq_khz", u.max_hz)) {
       t.problems.push_back(dir + ": uncore limits unreadable");
       continue;
     }
-    read_khz(dir + "/current_freq_khz", u.current_hz);
+    read_khz_as_hz(dir + "/current_freq_khz", u.current_hz);
     std::string text;
     long long id = -1;
     if (read_sysfs_value(dir + "/package_id", text) && parse_int(text, id)) u.package = static_cast<int>(id);
@@ -138,21 +140,6 @@ void read_caches(Topology& t, const std::string& cpu_dir) {
 }
 
 }  // namespace
-
-bool read_sysfs_value(const std::string& path, std::string& out) {
-  std::ifstream in(path);
-  if (!in) return false;
-  std::string line;
-  while (std::getline(in, line)) {
-    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) line.pop_back();
-    if (!line.empty()) {
-      out = line;
-      return true;
-    }
-  }
-  out.clear();
-  return !in.bad();
-}
 
 bool parse_cpu_list(std::string_view text, std::vector<int>& out) {
   std::vector<int> cpus;
@@ -205,7 +192,7 @@ std::vector<double> Topology::available_hz() const {
     if (!d.available_hz.empty()) all.insert(all.end(), d.available_hz.begin(), d.available_hz.end());
     else {
       // No list: the driver takes any frequency in [min, max]. Offering only
-      // max lets TempoLadder::paper_default pick 0.6 x max itself (seed 000
+      // max lets TempoLadder::paper_default pick 0.6 x max itself ([HERMES]
       // §4.2); the sysfs back-end clamps what it writes into [min, max].
       if (d.max_hz > 0) all.push_back(d.max_hz);
     }

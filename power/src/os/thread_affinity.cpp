@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "counters/thread_counter_table.hpp"
+#include "rubato/power/os/thread_binding.hpp"
 
 namespace rubato {
 
@@ -11,19 +12,13 @@ int ThreadAffinityKeeper::bind_thread(int tid, int cpu, std::string& why) {
   if (cpu < 0 || cpu >= CPU_SETSIZE) return why = "cpu " + std::to_string(cpu) + " is out of range", EINVAL;
   if (!saved_.count(tid)) {
     cpu_set_t original;
-    CPU_ZERO(&original);
-    if (sched_getaffinity(tid, sizeof original, &original) != 0) {
-      const int err = errno;
+    if (const int err = get_thread_mask(tid, original); err != 0) {
       why = "thread " + std::to_string(tid) + ": sched_getaffinity: " + std::strerror(err);
       return err;
     }
     saved_.emplace(tid, original);
   }
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  CPU_SET(cpu, &one);
-  if (sched_setaffinity(tid, sizeof one, &one) != 0) {
-    const int err = errno;
+  if (const int err = pin_thread(tid, cpu); err != 0) {
     why = "thread " + std::to_string(tid) + " to cpu " + std::to_string(cpu) +
           ": sched_setaffinity: " + std::strerror(err);
     return err;
@@ -50,7 +45,7 @@ std::size_t ThreadAffinityKeeper::restore() noexcept {
   std::lock_guard<std::mutex> lock(mutex_);
   std::size_t restored = 0;
   for (const auto& [tid, mask] : saved_)
-    if (sched_setaffinity(tid, sizeof mask, &mask) == 0) ++restored;
+    if (set_thread_mask(tid, mask) == 0) ++restored;
   saved_.clear();
   return restored;
 }

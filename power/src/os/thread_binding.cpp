@@ -1,7 +1,6 @@
 #include "rubato/power/os/thread_binding.hpp"
 
-#include <pthread.h>
-#include <sched.h>
+#include <cerrno>
 
 namespace rubato {
 namespace {
@@ -16,19 +15,32 @@ thread_local ThreadAffinity t_affinity;
 
 }  // namespace
 
+int get_thread_mask(int tid, cpu_set_t& mask) noexcept {
+  CPU_ZERO(&mask);
+  return sched_getaffinity(tid, sizeof mask, &mask) == 0 ? 0 : errno;
+}
+
+int set_thread_mask(int tid, const cpu_set_t& mask) noexcept {
+  return sched_setaffinity(tid, sizeof mask, &mask) == 0 ? 0 : errno;
+}
+
+int pin_thread(int tid, int cpu) noexcept {
+  if (cpu < 0 || cpu >= CPU_SETSIZE) return EINVAL;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  return set_thread_mask(tid, one);
+}
+
 bool pin_current_thread(int cpu) noexcept {
   ThreadAffinity& a = t_affinity;
   if (a.pinned == cpu) return true;
   if (cpu < 0 || cpu >= CPU_SETSIZE) return false;
   if (!a.saved) {
-    CPU_ZERO(&a.original);
-    if (pthread_getaffinity_np(pthread_self(), sizeof a.original, &a.original) != 0) return false;
+    if (get_thread_mask(0, a.original) != 0) return false;
     a.saved = true;
   }
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  CPU_SET(cpu, &one);
-  if (pthread_setaffinity_np(pthread_self(), sizeof one, &one) != 0) return false;
+  if (pin_thread(0, cpu) != 0) return false;
   a.pinned = cpu;
   return true;
 }
@@ -36,7 +48,7 @@ bool pin_current_thread(int cpu) noexcept {
 bool unpin_current_thread() noexcept {
   ThreadAffinity& a = t_affinity;
   if (a.pinned < 0) return true;
-  if (!a.saved || pthread_setaffinity_np(pthread_self(), sizeof a.original, &a.original) != 0) return false;
+  if (!a.saved || set_thread_mask(0, a.original) != 0) return false;
   a.pinned = -1;
   return true;
 }

@@ -24,7 +24,7 @@ std::string join(const std::vector<double>& v) {
   return out;
 }
 
-// What efs needs to measure (seed 001 Eqs. 18-19).
+// What efs needs to measure ([EFS] Eqs. 18-19).
 constexpr Metric kEfsNeeds[] = {Metric::mem_accesses, Metric::mem_reads};
 
 std::string missing_for_efs(const counters::MetricAvailability& a) {
@@ -34,7 +34,7 @@ std::string missing_for_efs(const counters::MetricAvailability& a) {
   return out;
 }
 
-// Seed 001 Eq. 13's P0..Pn: the profile's own (Eq. 25 for the i5-2500), else
+// [EFS] Eq. 13's P0..Pn: the profile's own (Eq. 25 for the i5-2500), else
 // derived from its core power: P0 = the uncore part, each active core its
 // busy power at the fastest frequency.
 std::vector<double> efs_power_table(const MachineProfile& p, std::size_t cores, bool& derived) {
@@ -47,7 +47,7 @@ std::vector<double> efs_power_table(const MachineProfile& p, std::size_t cores, 
   return table;
 }
 
-// Cores that share the highest-level cache get the same group (seed 002 §IV.B).
+// Cores that share the highest-level cache get the same group ([META] §IV.B).
 affinity::CoreTopology core_topology(const std::vector<int>& cpus, const std::vector<CacheInfo>& caches) {
   affinity::CoreTopology t = affinity::CoreTopology::one_cache(static_cast<int>(cpus.size()));
   int top = 0;
@@ -110,6 +110,9 @@ struct ControllerHost::Impl {
   void step_efs(const counters::CounterSample& sample, double now_s);
   void step_affinity(const counters::CounterSample& sample, double now_s);
   void end_decisions(double now_s, const std::string& why);
+  // Make each controller when it can work here; else why not.
+  std::string make_efs(const counters::MetricAvailability& avail);
+  std::string make_affinity(const counters::MetricAvailability& avail);
 };
 
 ControllerSetup controller_setup_for(const Settings& settings, const std::optional<MachineProfile>& profile,
@@ -125,85 +128,91 @@ ControllerSetup controller_setup_for(const Settings& settings, const std::option
   return s;
 }
 
+namespace {
+
+// The metrics the policies in force need (the counter sources set up only those).
+CounterSourceOptions counters_wanted(const PolicySpec& policy) {
+  CounterSourceOptions options;
+  if (policy.efs)
+    options.want.insert(options.want.end(),
+                        {Metric::mem_accesses, Metric::mem_writes, Metric::mem_reads, Metric::busy_s});
+  if (policy.affinity)
+    options.want.insert(options.want.end(),
+                        {Metric::busy_s, Metric::cycles, Metric::instructions, Metric::llc_misses, Metric::fp_ops});
+  return options;
+}
+
+}  // namespace
+
+std::string ControllerHost::Impl::make_efs(const counters::MetricAvailability& avail) {
+  const ControllerSetup& s = setup;
+  const std::size_t ncpu = std::max<std::size_t>(1, s.cpus.size());
+  const std::string missing = missing_for_efs(avail);
+  if (!missing.empty())
+    return "needs the chip's memory accesses and each target's memory reads ([EFS] Eqs. 18-19): " + missing;
+  if (!s.throttle) return "this front-end has no way to hold a worker back";
+  if (!s.profile) return "no machine profile (RUBATO_PROFILE): the bus bandwidth µ and the power table are unknown";
+  if (!(s.profile->memory_accesses_per_s > 0))
+    return "machine profile '" + s.profile->name +
+           "' gives no memory_accesses_per_s (µ, [EFS] Eq. 17); RUBATO_PROFILE=i5-2500 has one";
+  efs::ControllerParams p;
+  p.accesses_per_s = s.profile->memory_accesses_per_s;
+  bool derived = false;
+  p.power_w = efs_power_table(*s.profile, ncpu, derived);
+  p.cores = static_cast<int>(ncpu);
+  p.control_interval_s = s.interval_s;
+  p.shared_queue = s.kind == TargetKind::programs;
+  p.pooled_work = s.kind == TargetKind::workers;
+  try {
+    efs.emplace(std::move(p));
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  if (derived)
+    notes.push_back("efs: profile '" + s.profile->name +
+                    "' has no active_cores_power_w; Eq. 13's P0..Pn derived from its uncore and busy core power");
+  return "";
+}
+
+std::string ControllerHost::Impl::make_affinity(const counters::MetricAvailability& avail) {
+  const ControllerSetup& s = setup;
+  if (!avail.has(Metric::busy_s) && !avail.has(Metric::cycles))
+    return "needs each target's CPU time or busy cycles ([META] §IV.A): busy_s: " + avail[Metric::busy_s].note;
+  if (!s.profile)
+    return "no machine profile (RUBATO_PROFILE): moves cannot be weighed against predicted power ([META] §V.E)";
+  const auto model = std::make_shared<PowerModel>(*s.profile);
+  const double fastest = s.profile->frequencies_hz.empty() ? 0 : s.profile->frequencies_hz.front();
+  // A core with nothing placed on it idles: profiles say nothing about gating.
+  affinity::CorePowerFn power = [model, fastest](int, double hz, double utilisation) {
+    const double f = hz > 0 ? hz : fastest;
+    return model->idle_w(f) + utilisation * (model->busy_w(f) - model->idle_w(f));
+  };
+  affinity.emplace(core_topology(s.cpus, s.caches), std::move(power));
+  const bool misses = avail.has(Metric::llc_misses) && avail.has(Metric::instructions);
+  const bool fp = avail.has(Metric::fp_ops) && avail.has(Metric::instructions);
+  affinity_mode = misses && fp ? "full" : misses ? "cache_only" : fp ? "fp_only" : "utilisation_only";
+  if (!misses && !fp)
+    notes.push_back(
+        "affinity: utilisation-only mode: only CPU times are counted here (no cache-miss or FP counters), so the "
+        "cache-contention and FP rules of [META] §IV.B-C are off; load balance and consolidation remain");
+  return "";
+}
+
 std::unique_ptr<ControllerHost> ControllerHost::start(ControllerSetup setup, std::vector<std::string>& warnings) {
   if (!setup.policy.efs && !setup.policy.affinity) return nullptr;
   auto impl = std::make_unique<Impl>(std::move(setup));
   Impl& h = *impl;
   const ControllerSetup& s = h.setup;
-  const std::size_t ncpu = std::max<std::size_t>(1, s.cpus.size());
-  const auto refuse = [&](const std::string& line) { warnings.push_back(line); };
-
-  CounterSourceOptions options;
-  if (s.policy.efs)
-    options.want.insert(options.want.end(),
-                        {Metric::mem_accesses, Metric::mem_writes, Metric::mem_reads, Metric::busy_s});
-  if (s.policy.affinity)
-    options.want.insert(options.want.end(),
-                        {Metric::busy_s, Metric::cycles, Metric::instructions, Metric::llc_misses, Metric::fp_ops});
-  h.counters = std::make_unique<CounterSet>(s.counters, options);
+  h.counters = std::make_unique<CounterSet>(s.counters, counters_wanted(s.policy));
   const counters::MetricAvailability& avail = h.counters->availability();
   const std::string fallback =
       s.policy.tempo == TempoPolicy::baseline ? "baseline" : std::string(to_string(s.policy.tempo)) + " alone";
-
-  if (s.policy.efs) {
-    const std::string missing = missing_for_efs(avail);
-    std::string why;
-    if (!missing.empty())
-      why = "needs the chip's memory accesses and each target's memory reads (seed 001 Eqs. 18-19): " + missing;
-    else if (!s.throttle) why = "this front-end has no way to hold a worker back";
-    else if (!s.profile)
-      why = "no machine profile (RUBATO_PROFILE): the bus bandwidth µ and the power table are unknown";
-    else if (!(s.profile->memory_accesses_per_s > 0))
-      why = "machine profile '" + s.profile->name +
-            "' gives no memory_accesses_per_s (µ, seed 001 Eq. 17); RUBATO_PROFILE=i5-2500 has one";
-    if (why.empty()) {
-      efs::ControllerParams p;
-      p.accesses_per_s = s.profile->memory_accesses_per_s;
-      bool derived = false;
-      p.power_w = efs_power_table(*s.profile, ncpu, derived);
-      p.cores = static_cast<int>(ncpu);
-      p.control_interval_s = s.interval_s;
-      p.shared_queue = s.kind == TargetKind::programs;
-      p.pooled_work = s.kind == TargetKind::workers;
-      try {
-        h.efs.emplace(std::move(p));
-        if (derived)
-          h.notes.push_back(
-              "efs: profile '" + s.profile->name +
-              "' has no active_cores_power_w; Eq. 13's P0..Pn derived from its uncore and busy core power");
-      } catch (const std::exception& e) {
-        why = e.what();
-      }
-    }
-    if (!why.empty()) refuse("efs is off (" + why + "); the run is " + fallback);
-  }
-
-  if (s.policy.affinity) {
-    std::string why;
-    if (!avail.has(Metric::busy_s) && !avail.has(Metric::cycles))
-      why = "needs each target's CPU time or busy cycles (seed 002 §IV.A): busy_s: " + avail[Metric::busy_s].note;
-    else if (!s.profile)
-      why = "no machine profile (RUBATO_PROFILE): moves cannot be weighed against predicted power (seed 002 §V.E)";
-    if (why.empty()) {
-      const auto model = std::make_shared<PowerModel>(*s.profile);
-      const double fastest = s.profile->frequencies_hz.empty() ? 0 : s.profile->frequencies_hz.front();
-      // A core with nothing placed on it idles: profiles say nothing about gating.
-      affinity::CorePowerFn power = [model, fastest](int, double hz, double utilisation) {
-        const double f = hz > 0 ? hz : fastest;
-        return model->idle_w(f) + utilisation * (model->busy_w(f) - model->idle_w(f));
-      };
-      h.affinity.emplace(core_topology(s.cpus, s.caches), std::move(power));
-      const bool misses = avail.has(Metric::llc_misses) && avail.has(Metric::instructions);
-      const bool fp = avail.has(Metric::fp_ops) && avail.has(Metric::instructions);
-      h.affinity_mode = misses && fp ? "full" : misses ? "cache_only" : fp ? "fp_only" : "utilisation_only";
-      if (!misses && !fp)
-        h.notes.push_back(
-            "affinity: utilisation-only mode: only CPU times are counted here (no cache-miss or FP counters), so the "
-            "cache-contention and FP rules of seed 002 §IV.B-C are off; load balance and consolidation remain");
-    } else {
-      refuse("affinity is off (" + why + "); the run is " + fallback);
-    }
-  }
+  if (s.policy.efs)
+    if (const std::string why = h.make_efs(avail); !why.empty())
+      warnings.push_back("efs is off (" + why + "); the run is " + fallback);
+  if (s.policy.affinity)
+    if (const std::string why = h.make_affinity(avail); !why.empty())
+      warnings.push_back("affinity is off (" + why + "); the run is " + fallback);
   if (!h.efs && !h.affinity) return nullptr;
 
   auto host = std::unique_ptr<ControllerHost>(new ControllerHost(std::move(impl)));
@@ -303,7 +312,7 @@ void ControllerHost::Impl::step_affinity(const counters::CounterSample& sample, 
   if (!decision) return;
   const std::string reason = "affinity: " + std::string(to_string(decision->reason)) + " (predicted power " +
                              std::to_string(decision->power_before_w) + " W -> " +
-                             std::to_string(decision->power_after_w) + " W, seed 002 §V.E)";
+                             std::to_string(decision->power_after_w) + " W, [META] §V.E)";
   for (const affinity::Migration& m : decision->moves) {
     const auto it = live.find(m.thread);
     if (it == live.end()) continue;

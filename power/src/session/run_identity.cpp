@@ -20,7 +20,7 @@ std::string read_command_line() {
   return command;
 }
 
-// The command line as it was when this library was loaded (issue 24 §3): a
+// The command line as it was when this library was loaded: a
 // program may rewrite its argv in place later (one benchmark suite overwrites
 // the option letters it parsed with '*'), and /proc/self/cmdline shows the
 // rewritten memory. Loaded with the program (LD_PRELOAD, a linked front-end)

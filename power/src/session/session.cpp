@@ -60,7 +60,7 @@ struct WorkerLayout {
 // clock domain of their nominal core. The emulator places workers on the
 // emulated machine the way HERMES ran its experiments: one worker per clock
 // domain while there are free domains ("all our experiments are performed over
-// cores with distinct clock domains", seed 000 §4.1); only workers beyond the
+// cores with distinct clock domains", [HERMES] §4.1); only workers beyond the
 // profile's domain count share a domain (worker w with worker w - domains).
 WorkerLayout plan_layout(const Topology& topo, std::size_t max_workers, bool use_hardware_domains,
                          int emulated_domains) {
@@ -152,7 +152,7 @@ class LiveSession final : public Session {
   }
   bool logs(LogLevel at) const { return log_level(settings_.log) >= at; }
 
-  // HERMES's tempo decisions follow pushes and steals (seed 000 §3): a run
+  // HERMES's tempo decisions follow pushes and steals ([HERMES] §3): a run
   // that delivered none (a front-end that sees threads only, a program that
   // spawned nothing) left the policy nothing to act on. Said, never hidden in
   // a report with 0 level changes.
@@ -175,10 +175,23 @@ class LiveSession final : public Session {
     thread_local const int tid = static_cast<int>(gettid());
     return tid;
   }
+  // Parts of finish_locked(), in the order it runs them.
+  void fill_identity(Report& r, double wall_s);
+  void fill_workers(Report& r);
+  void restore_machine(Report& r);
   void fill_energy(Report& r, double wall_s);
   void write_report(Report& r);
   void start_sweeper();
   void start_uncore(bool real_backend);
+  // start(), in order: profile, back-end (engine attached), meter, announcement.
+  void choose_profile();
+  bool choose_backend(std::string& why);
+  void start_meter();
+  void announce_start();
+  // attach_backend(), in order: the ladder, the engine's options, the engine, the saved state.
+  TempoLadder make_ladder();
+  EngineOptions engine_options(const TempoLadder& ladder);
+  bool save_machine_state(std::string& why);
 
   Settings settings_;
   SessionInfo info_;
@@ -213,11 +226,9 @@ class LiveSession final : public Session {
   Report report_;
 };
 
-// Tempo ladder, worker layout and engine for the chosen back-end, then the
-// back-end records machine state (the engine changes nothing until the first
-// worker begins). false + `why`: nothing was changed.
-bool LiveSession::attach_backend(std::string& why) {
-  // ---- tempo ladder (seed 000 §3.4) ------------------------------------------
+// The tempo ladder ([HERMES] §3.4): RUBATO_FREQS, else the paper's default
+// over what the back-end (or the profile) offers.
+TempoLadder LiveSession::make_ladder() {
   std::vector<double> available = freq_->available_hz();
   if (available.empty() && profile_) available = profile_->frequencies_hz;
   if (available.empty()) available = {machine_max_hz_ > 0 ? machine_max_hz_ : 1e9};
@@ -227,15 +238,11 @@ bool LiveSession::attach_backend(std::string& why) {
   if (ladder.max_hz() > machine_max_hz_ * 1.0001)
     note("RUBATO_FREQS fastest " + format_frequency(ladder.max_hz()) + " is above the machine's " +
          format_frequency(machine_max_hz_));
+  return ladder;
+}
 
-  // ---- engine -------------------------------------------------------------------
-  const bool hardware_domains = freq_->name() != "emulated" && !topology_.clock_domains.empty();
-  const int emulated_domains = profile_ ? std::max(1, profile_->cores / std::max(1, profile_->cores_per_domain))
-                                        : static_cast<int>(settings_.max_workers);
-  layout_ = plan_layout(topology_, settings_.max_workers, hardware_domains, emulated_domains);
-  worker_bound_ = std::make_unique<std::atomic<int>[]>(settings_.max_workers);
-  for (std::size_t w = 0; w < settings_.max_workers; ++w) worker_bound_[w].store(-1);
-
+// The engine's options for the settings, the worker layout and the profile.
+EngineOptions LiveSession::engine_options(const TempoLadder& ladder) {
   EngineOptions o;
   o.policy = settings_.policy;
   o.ladder = ladder;
@@ -245,7 +252,7 @@ bool LiveSession::attach_backend(std::string& why) {
   o.fixed_thresholds = settings_.threshold_values;
   o.max_workers = settings_.max_workers;
   o.worker_domain = layout_.domain_of_worker;
-  // slack and the cost guard (issue 18).
+  // slack and the cost guard (rubato's own, beyond the papers).
   const MachineProfile* profile = profile_ ? &*profile_ : nullptr;
   o.slack_dwell_ns = static_cast<std::uint64_t>(slack_dwell_s(settings_, profile) * 1e9);
   o.raise_latency_ns =
@@ -260,15 +267,12 @@ bool LiveSession::attach_backend(std::string& why) {
     o.policy.guarded = false;
   }
   if (o.policy.guarded) o.cost = cost_model_for(*profile, Engine::ladder_for(o), beta_.beta, settings_.uncore_hz);
-  try {
-    engine_ = std::make_unique<Engine>(std::move(o), clock_, *freq_);
-  } catch (const std::exception& e) {
-    why = std::string("engine: ") + e.what();
-    return false;
-  }
+  return o;
+}
 
-  // Record machine state before the first change (the engine changes nothing
-  // until the first worker begins).
+// Records machine state before the first change (the engine changes nothing
+// until the first worker begins).
+bool LiveSession::save_machine_state(std::string& why) {
   DomainPlan plan;
   plan.cpus_of_domain = layout_.cpus_of_domain;
   plan.ladder = engine_->ladder();
@@ -280,15 +284,33 @@ bool LiveSession::attach_backend(std::string& why) {
   if (settings_.binding == "none" && freq_->changes_speed() && freq_->name() != "emulated")
     note(
         "binding none: a worker's tempo is applied to its nominal core's clock domain, but the OS may run it "
-        "elsewhere; RUBATO_BINDING=static pins workers (seed 000 §3.4)");
-
+        "elsewhere; RUBATO_BINDING=static pins workers ([HERMES] §3.4)");
   return true;
 }
 
-bool LiveSession::start(std::string& why) {
-  topology_ = read_topology(settings_.sysfs_root);
+// Tempo ladder, worker layout and engine for the chosen back-end, then the
+// back-end records machine state (the engine changes nothing until the first
+// worker begins). false + `why`: nothing was changed.
+bool LiveSession::attach_backend(std::string& why) {
+  const TempoLadder ladder = make_ladder();
+  const bool hardware_domains = freq_->name() != "emulated" && !topology_.clock_domains.empty();
+  const int emulated_domains = profile_ ? std::max(1, profile_->cores / std::max(1, profile_->cores_per_domain))
+                                        : static_cast<int>(settings_.max_workers);
+  layout_ = plan_layout(topology_, settings_.max_workers, hardware_domains, emulated_domains);
+  worker_bound_ = std::make_unique<std::atomic<int>[]>(settings_.max_workers);
+  for (std::size_t w = 0; w < settings_.max_workers; ++w) worker_bound_[w].store(-1);
+  EngineOptions options = engine_options(ladder);
+  try {
+    engine_ = std::make_unique<Engine>(std::move(options), clock_, *freq_);
+  } catch (const std::exception& e) {
+    why = std::string("engine: ") + e.what();
+    return false;
+  }
+  return save_machine_state(why);
+}
 
-  // ---- machine profile --------------------------------------------------------
+// RUBATO_PROFILE, else the generic profile; none: energy cannot be modeled.
+void LiveSession::choose_profile() {
   const auto dirs = profile_search_dirs(settings_.profile_dir);
   std::string error;
   ChosenProfile chosen = resolve_profile(settings_.profile, dirs, error);
@@ -299,11 +321,11 @@ bool LiveSession::start(std::string& why) {
     profile_ = load_profile("generic", dirs, error);
   }
   if (!profile_) note("no machine profile (" + error + "): energy cannot be modeled");
+}
 
-  const std::vector<double> hw_hz = topology_.available_hz();
-  machine_max_hz_ = !hw_hz.empty() ? hw_hz.front() : profile_ ? profile_->frequencies_hz.front() : 0;
-
-  // ---- frequency back-end -----------------------------------------------------
+// The frequency back-end (frequency/backend_registry.cpp) with the engine
+// attached; one that cannot take control falls back to dry-run.
+bool LiveSession::choose_backend(std::string& why) {
   BackendContext ctx{settings_, topology_, profile_ ? &*profile_ : nullptr, machine_max_hz_};
   BackendChoice choice = choose_frequency_control(ctx);
   freq_ = std::move(choice.control);
@@ -331,30 +353,45 @@ bool LiveSession::start(std::string& why) {
   }
 
   if (settings_.uncore_hz > 0) start_uncore(choice.real && freq_->name() != "dry-run");
+  return true;
+}
 
-  // ---- energy -------------------------------------------------------------------
+// The first usable energy meter (energy/energy_meter.cpp), else the model.
+void LiveSession::start_meter() {
   EnergyChoice energy = choose_energy_meter(settings_, topology_);
   meter_ = std::move(energy.meter);
   meter_note_ = std::move(energy.note);
+  std::string error;
   if (meter_ && !meter_->start(error)) {
     meter_note_ += "; " + std::string(meter_->name()) + " failed to start: " + error;
     meter_.reset();
   }
+}
 
-  start_ns_ = clock_.now_ns();
-  started_ = true;
-  start_sweeper();
+void LiveSession::announce_start() {
   if (logs(LogLevel::info))
     say("rubato: policy " + engine_->policy().name() + ", " + backend_note_ + ", profile " +
         (profile_ ? profile_->name : "(none)") + ", tempo " + shown_list(engine_->ladder().frequencies_hz()) +
         ", binding " + settings_.binding);
-  // The trace is named at start as the report is at the end (issue 24 §3):
-  // the OpenMP front-end records it to this path, the TBB front-ends record
-  // none (and say so).
+  // The trace is named at start as the report is at the end: the OpenMP
+  // front-end records it to this path, the TBB front-ends record none (and say so).
   if (!settings_.trace.empty() && info_.frontend == "ompt" && logs(LogLevel::info))
     say("rubato: trace recorded to " +
         expand_path_pattern(settings_.trace, identity_.pid, identity_.host, identity_.rank));
-  // A run stopped by a signal still gets its report (issue 24 §3).
+}
+
+bool LiveSession::start(std::string& why) {
+  topology_ = read_topology(settings_.sysfs_root);
+  choose_profile();
+  const std::vector<double> hw_hz = topology_.available_hz();
+  machine_max_hz_ = !hw_hz.empty() ? hw_hz.front() : profile_ ? profile_->frequencies_hz.front() : 0;
+  if (!choose_backend(why)) return false;
+  start_meter();
+  start_ns_ = clock_.now_ns();
+  started_ = true;
+  start_sweeper();
+  announce_start();
+  // A run stopped by a signal still gets its report.
   if (!settings_.report.empty()) signal_report_armed_.store(arm_signal_report(&LiveSession::finish_at_signal, this));
   return true;
 }
@@ -435,7 +472,7 @@ void LiveSession::fill_energy(Report& r, double wall_s) {
     for (const WorkerReport& w : r.workers) {
       CoreActivity core;
       // Idle time is charged at the fastest frequency: HERMES leaves idle
-      // workers' tempo alone (seed 000 §3.4), and f_max is the upper bound.
+      // workers' tempo alone ([HERMES] §3.4), and f_max is the upper bound.
       core.idle_hz = machine_max_hz_;
       for (Level l = 0; l < ladder.levels() && static_cast<std::size_t>(l) < w.busy_s_at_level.size(); ++l) {
         // A dry run changes nothing: the code ran at the machine's speed.
@@ -519,6 +556,72 @@ void LiveSession::finish_at_signal(void* self, int sig) noexcept {
   session->disarm_signal_report_once();  // from the reporting thread: it ends on its own
 }
 
+// The run's identity, back-end, profile and the parameters in force.
+void LiveSession::fill_identity(Report& r, double wall_s) {
+  r.tool_version = kVersion;
+  r.host = identity_.host;
+  r.rank = identity_.rank;
+  r.pid = identity_.pid;
+  r.started_at = identity_.started_at;
+  r.command = identity_.command;
+  r.runtime = info_.runtime;
+  r.frontend = info_.frontend;
+  r.steals_observed = info_.steals_observed;
+  r.backend = std::string(freq_->name());
+  r.backend_note = backend_note_ + "; energy: " + meter_note_;
+  r.profile = profile_ ? profile_->name : "";
+  r.binding = settings_.binding;
+  r.wall_s = wall_s;
+  r.parameters["thresholds"] = std::to_string(settings_.thresholds);
+  r.parameters["profile_window"] = std::to_string(settings_.profile_window);
+  r.parameters["profile_interval_s"] = std::to_string(settings_.profile_interval_s);
+  r.parameters["min_dwell_s"] = std::to_string(settings_.min_dwell_s);
+  if (freq_->name() == "emulated" || engine_->policy().guarded) {
+    r.parameters["beta"] = std::to_string(beta_.beta);
+    r.parameters["beta_source"] = beta_.source;
+  }
+  if (engine_->policy().slack) {
+    r.parameters["slack_dwell_s"] = std::to_string(static_cast<double>(engine_->options().slack_dwell_ns) * 1e-9);
+    r.parameters["raise_latency_s"] = std::to_string(static_cast<double>(engine_->options().raise_latency_ns) * 1e-9);
+  }
+}
+
+// Each worker's core, and the emulator's stretch in its busy time.
+void LiveSession::fill_workers(Report& r) {
+  int workers_seen = 0;
+  for (WorkerReport& w : r.workers) {
+    ++workers_seen;
+    w.core = w.id < settings_.max_workers ? worker_bound_[w.id].load(std::memory_order_relaxed) : -1;
+    // The emulator's stretch is time the worker really ran at that level (as
+    // a slower clock would have taken it): it belongs in busy_s_at_level,
+    // and emulated_delay_s says how much of it was emulated.
+    for (Level l = 0; l < kMaxLevels; ++l) {
+      const double added = freq_->added_busy_s(w.id, l);
+      if (added <= 0) continue;
+      w.emulated_delay_s += added;
+      w.busy_s += added;
+      if (static_cast<std::size_t>(l) < w.busy_s_at_level.size())
+        w.busy_s_at_level[static_cast<std::size_t>(l)] += added;
+    }
+  }
+  r.workers_requested = workers_seen;
+}
+
+// Puts the machine back (frequencies, uncore limits); a failure is noted and said.
+void LiveSession::restore_machine(Report& r) {
+  RestoreOutcome restored = freq_->restore();
+  if (uncore_) {
+    const RestoreOutcome u = uncore_->restore();
+    restored.failed.insert(restored.failed.end(), u.failed.begin(), u.failed.end());
+  }
+  if (modeled_uncore_hz_ > 0) r.parameters["uncore_hz"] = std::to_string(modeled_uncore_hz_);
+  for (const auto& line : freq_->run_notes()) r.notes.push_back(line);
+  for (const auto& line : restored.failed) {
+    r.notes.push_back("restore failed: " + line);
+    say("rubato: restore failed: " + line + " (run `rubato restore`)");
+  }
+}
+
 void LiveSession::finish_locked(const char* ended) noexcept {
   if (finished_ || !started_) return;
   finished_ = true;
@@ -528,49 +631,8 @@ void LiveSession::finish_locked(const char* ended) noexcept {
     sweeper_.stop();
     const double wall_s = static_cast<double>(clock_.now_ns() - start_ns_) * 1e-9;
     fill_from_engine(r, *engine_);
-    r.tool_version = kVersion;
-    r.host = identity_.host;
-    r.rank = identity_.rank;
-    r.pid = identity_.pid;
-    r.started_at = identity_.started_at;
-    r.command = identity_.command;
-    r.runtime = info_.runtime;
-    r.frontend = info_.frontend;
-    r.steals_observed = info_.steals_observed;
-    r.backend = std::string(freq_->name());
-    r.backend_note = backend_note_ + "; energy: " + meter_note_;
-    r.profile = profile_ ? profile_->name : "";
-    r.binding = settings_.binding;
-    r.wall_s = wall_s;
-    r.parameters["thresholds"] = std::to_string(settings_.thresholds);
-    r.parameters["profile_window"] = std::to_string(settings_.profile_window);
-    r.parameters["profile_interval_s"] = std::to_string(settings_.profile_interval_s);
-    r.parameters["min_dwell_s"] = std::to_string(settings_.min_dwell_s);
-    if (freq_->name() == "emulated" || engine_->policy().guarded) {
-      r.parameters["beta"] = std::to_string(beta_.beta);
-      r.parameters["beta_source"] = beta_.source;
-    }
-    if (engine_->policy().slack) {
-      r.parameters["slack_dwell_s"] = std::to_string(static_cast<double>(engine_->options().slack_dwell_ns) * 1e-9);
-      r.parameters["raise_latency_s"] = std::to_string(static_cast<double>(engine_->options().raise_latency_ns) * 1e-9);
-    }
-    int workers_seen = 0;
-    for (WorkerReport& w : r.workers) {
-      ++workers_seen;
-      w.core = w.id < settings_.max_workers ? worker_bound_[w.id].load(std::memory_order_relaxed) : -1;
-      // The emulator's stretch is time the worker really ran at that level (as
-      // a slower clock would have taken it): it belongs in busy_s_at_level,
-      // and emulated_delay_s says how much of it was emulated.
-      for (Level l = 0; l < kMaxLevels; ++l) {
-        const double added = freq_->added_busy_s(w.id, l);
-        if (added <= 0) continue;
-        w.emulated_delay_s += added;
-        w.busy_s += added;
-        if (static_cast<std::size_t>(l) < w.busy_s_at_level.size())
-          w.busy_s_at_level[static_cast<std::size_t>(l)] += added;
-      }
-    }
-    r.workers_requested = workers_seen;
+    fill_identity(r, wall_s);
+    fill_workers(r);
     note_nothing_to_act_on(r);
     if (controllers_) {  // let every parked worker go and put moved threads back first
       controllers_->stop();
@@ -583,17 +645,7 @@ void LiveSession::finish_locked(const char* ended) noexcept {
     fill_energy(r, wall_s);
     if (freq_->name() == "emulated")
       r.notes.push_back("frequencies are emulated (busy work after each task segment); energy is a model");
-    RestoreOutcome restored = freq_->restore();
-    if (uncore_) {
-      const RestoreOutcome u = uncore_->restore();
-      restored.failed.insert(restored.failed.end(), u.failed.begin(), u.failed.end());
-    }
-    if (modeled_uncore_hz_ > 0) r.parameters["uncore_hz"] = std::to_string(modeled_uncore_hz_);
-    for (const auto& line : freq_->run_notes()) r.notes.push_back(line);
-    for (const auto& line : restored.failed) {
-      r.notes.push_back("restore failed: " + line);
-      say("rubato: restore failed: " + line + " (run `rubato restore`)");
-    }
+    restore_machine(r);
     r.tool_errors = errors_.load(std::memory_order_relaxed);
     {
       std::lock_guard<std::mutex> nl(notes_mutex_);

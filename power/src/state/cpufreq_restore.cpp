@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "os/sysfs_file.hpp"  // read_small, write_exact: async-signal-safe
+
 namespace rubato {
 namespace {
 
@@ -15,42 +17,6 @@ constexpr int kUncoreMin = 0, kUncoreMax = 1;                    // kUncoreContr
 constexpr std::size_t kBuf = 512;
 
 }  // namespace
-
-long read_small(const char* path, char* buf, std::size_t cap) noexcept {
-  // O_NONBLOCK: a FIFO planted in the tree must not hang the program (sysfs files ignore it).
-  const int fd = ::open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-  if (fd < 0) return -1;
-  std::size_t got = 0;
-  while (got + 1 < cap) {
-    const ssize_t n = ::read(fd, buf + got, cap - 1 - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
-  buf[got] = '\0';
-  return static_cast<long>(got);
-}
-
-bool write_exact(const char* path, const char* data, std::size_t len) noexcept {
-  const int fd = ::open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-  if (fd < 0) return false;
-  std::size_t put = 0;
-  while (put < len) {
-    const ssize_t n = ::write(fd, data + put, len - put);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    put += static_cast<std::size_t>(n);
-  }
-  return ::close(fd) == 0 && put == len;
-}
-
-long long leading_integer(const char* text) noexcept {
-  long long v = 0;
-  bool any = false;
-  for (; *text >= '0' && *text <= '9'; ++text, any = true) v = v * 10 + (*text - '0');
-  return any ? v : -1;
-}
 
 CpufreqRestorePlan::CpufreqRestorePlan(const MachineState& state, std::string state_file)
     : state_file_(std::move(state_file)) {

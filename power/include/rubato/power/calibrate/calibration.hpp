@@ -1,4 +1,4 @@
-// `rubato calibrate` (issue 19 §1, docs/calibrate.md): measures this
+// `rubato calibrate` (docs/calibrate.md): measures this
 // machine's profile with RAPL (powercap energy_uj) and cpufreq control —
 // package power with every CPU idle and with k = 1..n CPUs running a compute
 // loop and a spin-wait loop at each frequency, the frequency transition

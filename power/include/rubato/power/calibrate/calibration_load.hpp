@@ -27,8 +27,6 @@ const char* to_string(LoadKind k) noexcept;  // "idle" | "compute" | "spin"
 std::uint64_t compute_chunk(std::uint64_t seed, std::uint64_t iterations) noexcept;
 // One spin-wait step: `n` pause instructions (yield on ARM).
 void spin_pause(int n) noexcept;
-// Pins the calling thread to `cpu`; false + why.
-bool pin_this_thread(int cpu, std::string& why);
 
 class LoadThreads {
  public:

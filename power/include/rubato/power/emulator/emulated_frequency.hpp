@@ -1,11 +1,11 @@
-// The DVFS emulator (DESIGN.md "Emulator"): where frequency cannot be changed,
+// The DVFS emulator (docs/design.md "Emulator"): where frequency cannot be changed,
 // a worker at frequency f follows each task segment that ran d of CPU time
 // with d·β·(f_max/f − 1) of busy CPU time on the same thread, so the program
 // really runs slower and the scheduler really reacts. It is a model, and
 // reports say so: energy comes from the power model, counting the stretched
 // busy time at f.
 //
-// CPU time, not wall time (issue 24 §2): real DVFS slows the cycles a thread
+// CPU time, not wall time: real DVFS slows the cycles a thread
 // runs, not the time it waits for a core. A segment's wall time includes the
 // time its thread was descheduled (8 threads on 2 cores, any preemption);
 // stretching that, and burning by the wall clock (a burn preempted half the

@@ -1,5 +1,6 @@
 // How closely the emulator's achieved slowdown matches the requested one
-// (issue 3: a CPU-bound loop at f_max/2 must take 2.0x ± 5%). The same
+// (the emulator's accuracy target: a CPU-bound loop at f_max/2 must take
+// 2.0x ± 5%). The same
 // measurement backs the tolerant test and benchmarks/emulator.
 #pragma once
 
@@ -24,7 +25,7 @@ struct SlowdownMeasurement {
 // running `segments` segments at once; a repetition's time is the wall time
 // until the last one ends, its CPU time the sum over threads. With more
 // threads than cores every thread is descheduled part of the time, which the
-// emulator must not stretch (issue 24 §2): "achieved_total" is then the
+// emulator must not stretch (it stretches CPU time only): "achieved_total" is then the
 // figure to watch, as segment times include waits for a core.
 SlowdownMeasurement measure_emulated_slowdown(double hz, double max_hz, double beta, std::uint64_t iterations,
                                               int segments, int repetitions, int threads = 1);

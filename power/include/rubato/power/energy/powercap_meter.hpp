@@ -25,6 +25,28 @@ struct PowercapZone {
 std::vector<PowercapZone> find_powercap_zones(const std::string& sysfs_root, std::vector<std::string>& problems);
 // Energy (J) between two raw readings of a counter that wraps at `max_range_j`.
 double wrapped_delta_j(double before_j, double after_j, double max_range_j) noexcept;
+// A zone's energy_uj in J; on failure `why` names the file and, for EACCES,
+// the reason (root-only since Linux 5.10).
+bool read_zone_energy_j(const PowercapZone& zone, double& joules, std::string& why);
+
+// The one RAPL reader (the meter below and `rubato calibrate` use it): the
+// summed energy of a set of zones between readings, each counter's wrap-around
+// handled. Not thread-safe: its owner serialises calls.
+class ZoneEnergy {
+ public:
+  explicit ZoneEnergy(std::vector<PowercapZone> zones = {});
+  const std::vector<PowercapZone>& zones() const noexcept { return zones_; }
+  // Takes the current readings as the start; false + `why` (the first zone
+  // that could not be read; it starts from 0).
+  bool reset(std::string& why);
+  // Joules since the previous reset() or take(). A zone that cannot be read
+  // adds nothing and keeps its last reading: false + `why` (the first failure).
+  bool take(double& joules, std::string& why);
+
+ private:
+  std::vector<PowercapZone> zones_;
+  std::vector<double> last_j_;
+};
 
 class PowercapMeter final : public EnergyMeter {
  public:
@@ -37,15 +59,12 @@ class PowercapMeter final : public EnergyMeter {
   EnergyFigure stop() noexcept override;
 
  private:
-  bool read_all(std::vector<double>& joules, std::string& why) const;
-  void accumulate(const std::vector<double>& now);  // mutex held
   void poll();
 
   std::string root_;
   double poll_interval_s_;
-  std::vector<PowercapZone> zones_;
   std::mutex mutex_;
-  std::vector<double> last_j_;
+  ZoneEnergy energy_;  // mutex held while reading
   double total_j_ = 0;
   std::string failure_;
   PeriodicThread poller_;

@@ -1,4 +1,4 @@
-// A frequency back-end (DESIGN.md "Platform"): a small capability interface in
+// A frequency back-end (docs/design.md "Platform"): a small capability interface in
 // the style of GEOPM's IOGroups. It says whether it can work here and why not,
 // records machine state before changing it (save) and puts it back (restore),
 // and receives the engine's decisions as a TempoActuator. Units are SI (Hz, s).

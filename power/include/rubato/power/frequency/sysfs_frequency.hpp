@@ -1,4 +1,4 @@
-// cpufreq through sysfs (DESIGN.md "Platform"), two methods per policy:
+// cpufreq through sysfs (docs/design.md "Platform"), two methods per policy:
 //  - setspeed: the `userspace` governor and `scaling_setspeed` (acpi-cpufreq,
 //    and the passive modes: intel_cpufreq, amd-pstate passive and guided);
 //  - pin: scaling_min_freq = scaling_max_freq = the tempo's frequency, the

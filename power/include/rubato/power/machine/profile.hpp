@@ -41,10 +41,10 @@ struct MachineProfile {
   std::vector<UncorePowerPoint> uncore_power;
   double beta = 1.0;                // default frequency-sensitive fraction of work
   double transition_latency_s = 0;  // one DVFS change
-  // seed 001 Eq. 13, Power(n) = Σ_{k=0..n} P_k: P0 is the system with no core
+  // [EFS] Eq. 13, Power(n) = Σ_{k=0..n} P_k: P0 is the system with no core
   // active, P_k (k ≥ 1) what the k-th active core adds. Empty if unknown.
   std::vector<double> active_cores_power_w;
-  double memory_accesses_per_s = 0;            // seed 001 Eq. 17, µ; 0 if unknown
+  double memory_accesses_per_s = 0;            // [EFS] Eq. 17, µ; 0 if unknown
   std::map<std::string, std::string> sources;  // field -> where the number comes from
 };
 

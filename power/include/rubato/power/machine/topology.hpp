@@ -70,8 +70,6 @@ Topology read_topology(const std::string& sysfs_root);
 
 // "0-3,8,10-11" -> {0,1,2,3,8,10,11}. Returns false on malformed text.
 bool parse_cpu_list(std::string_view text, std::vector<int>& out);
-// The first non-empty line of a small file, trailing whitespace removed; false when unreadable.
-bool read_sysfs_value(const std::string& path, std::string& out);
 // /proc/cpuinfo's "model name" (first CPU), or "" when unknown.
 std::string read_cpu_model(const std::string& cpuinfo_path = "/proc/cpuinfo");
 

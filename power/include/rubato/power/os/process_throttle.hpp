@@ -1,7 +1,7 @@
-// The efs actuator of a multi-programmed run (`rubato run --mix`, seed 001's
+// The efs actuator of a multi-programmed run (`rubato run --mix`, [EFS]'s
 // setting): a program the controller deactivates is stopped whole — SIGSTOP to
 // its process group — and continued with SIGCONT. A stopped program never
-// waits longer than the starvation bound the controller passes (seed 001
+// waits longer than the starvation bound the controller passes ([EFS]
 // Eqs. 21-24): a watchdog thread continues it when the bound runs out, even if
 // the controller has stopped deciding. release_all (and the destructor)
 // continues every program; the caller also continues them from its signal

@@ -1,7 +1,8 @@
 // Moves threads, or whole processes, to a CPU for the affinity controller
-// (seed 002 §III: hard affinity, as taskset sets it). A thread's CPU mask is
-// machine state for the run: it is recorded before the thread's first move
-// and put back by restore() (DESIGN.md: recorded first, restored).
+// ([META] §III: hard affinity, as taskset sets it), through the primitives of
+// thread_binding.hpp. A thread's CPU mask is machine state for the run: it is
+// recorded before the thread's first move and put back by restore()
+// (docs/design.md "Restore and safety": recorded first, restored).
 #pragma once
 
 #include <sched.h>

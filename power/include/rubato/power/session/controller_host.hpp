@@ -1,5 +1,5 @@
-// The periodic controllers of a run (DESIGN.md: efs, seed 001 §4; affinity,
-// seed 002 §V.E): a controller thread that every RUBATO_CONTROL_INTERVAL reads
+// The periodic controllers of a run (docs/design.md "Threads": efs, [EFS] §4;
+// affinity, [META] §V.E): a controller thread that every RUBATO_CONTROL_INTERVAL reads
 // the counter sources, steps the controllers (pure, in core/) and carries out
 // what they decide — parking or resuming targets through the front-end's
 // ThrottleActuator, moving them between CPUs with a ThreadAffinityKeeper. A

@@ -38,7 +38,7 @@ class Session {
   // here; idempotent (TBB re-enters arenas).
   virtual void worker_started(WorkerId w) noexcept = 0;
   virtual void worker_stopped(WorkerId w) noexcept = 0;
-  // Dynamic binding (seed 000 §3.4): pin around each task; no-ops otherwise.
+  // Dynamic binding ([HERMES] §3.4): pin around each task; no-ops otherwise.
   virtual void before_task(WorkerId w) noexcept = 0;
   virtual void after_task(WorkerId w) noexcept = 0;
 

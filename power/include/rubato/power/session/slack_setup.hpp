@@ -1,4 +1,4 @@
-// What slack and the cost guard (issue 18) take from a machine profile: the
+// What slack and the cost guard (rubato's own, beyond the papers) take from a machine profile: the
 // default dwell, and the energy model the guard weighs a slowing with. Shared
 // by the live session and the simulator's command line.
 #pragma once

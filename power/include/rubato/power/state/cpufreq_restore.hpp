@@ -1,3 +1,6 @@
+// Save and restore, step 2 of 4 (after state_file; restore_guard and
+// restore_saved_state run it).
+//
 // Putting cpufreq policies (and intel_uncore_frequency domains, which have
 // only their min/max limits) back exactly as saved. Built before any change;
 // restoring then allocates nothing and uses only open/read/write/close, so it
@@ -59,13 +62,5 @@ class CpufreqRestorePlan {
   std::atomic<int> writers_{0};
   std::atomic<long> writer_tid_{0};  // the last thread that began a write
 };
-
-// Async-signal-safe file helpers, shared with the sysfs back-end.
-// Reads at most `cap - 1` bytes of `path` into `buf` (NUL-terminated); -1 on error.
-long read_small(const char* path, char* buf, std::size_t cap) noexcept;
-// Replaces the content of `path` with `len` bytes (O_TRUNC, O_NOFOLLOW); false on error.
-bool write_exact(const char* path, const char* data, std::size_t len) noexcept;
-// Leading decimal integer of `text` (kHz values); -1 when none.
-long long leading_integer(const char* text) noexcept;
 
 }  // namespace rubato

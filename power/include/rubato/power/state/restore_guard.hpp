@@ -1,3 +1,6 @@
+// Save and restore, step 3 of 4 (runs cpufreq_restore's plan; step 4,
+// restore_saved_state, is for a process that could not).
+//
 // Restores machine state when the process ends without the session finishing:
 // at exit() and at the signals that end a process (SIGTERM, SIGINT, SIGHUP,
 // SIGQUIT; SIGUSR1, SIGUSR2, SIGALRM, SIGPIPE, SIGXCPU where the program left
@@ -27,7 +30,7 @@ void disarm_restore(CpufreqRestorePlan* plan) noexcept;
 // the state for `rubato restore`.
 RestoreOutcome restore_and_disarm(CpufreqRestorePlan& plan, const std::string& state_path) noexcept;
 
-// The report at a termination signal (issue 24 §3): `fn(context, sig)` runs on
+// The report at a termination signal (a stopped run still reports): `fn(context, sig)` runs on
 // a thread of its own (started here, every signal blocked in it) when the
 // first such signal arrives; the handler waits for it (at most 3 s) before
 // restoring and chaining. Nothing in the handler itself allocates, formats or

@@ -1,3 +1,6 @@
+// Save and restore, step 4 of 4 (reads state_file's file, runs
+// cpufreq_restore's plan).
+//
 // `rubato restore`: puts back machine state that a process left behind in a
 // state file (it was killed with SIGKILL, or its own restore failed).
 #pragma once

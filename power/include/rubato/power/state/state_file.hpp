@@ -1,7 +1,10 @@
-// The saved machine state (issue 3, "Restore and safety"): before the first
-// change, the exact bytes of every cpufreq file rubato may write, per policy,
-// go to a state file in a private directory, so that a normal exit, a fatal
-// signal or `rubato restore` after kill -9 can put them back.
+// Save and restore, step 1 of 4 (then cpufreq_restore, restore_guard,
+// restore_saved_state; docs/design.md "Restore and safety").
+//
+// The saved machine state: before the first change, the exact bytes of every
+// cpufreq file rubato may write, per policy, go to a state file in a private
+// directory, so that a normal exit, a fatal signal or `rubato restore` after
+// kill -9 can put them back.
 //
 // The directory is /run/rubato when root, $XDG_RUNTIME_DIR/rubato otherwise
 // (RUBATO_STATE_DIR overrides): mode 0700, owned by us, never followed through
