@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <initializer_list>
 
 namespace rubato::sim {
 namespace {
@@ -158,122 +159,75 @@ void set_main(PhaseSpec& s, std::string_view v, const PhaseParser& p) {
   }
 }
 
+// One key=value item of a phase: the key, its value and the parser that
+// reads the value (and names the phase when it is wrong).
+struct KeyValue {
+  std::string_view key;
+  std::string_view value;
+  const PhaseParser& p;
+
+  double number(double lo, double hi) const { return p.number(key, value, lo, hi); }
+  std::int64_t count(double lo, double hi) const { return p.count(key, value, lo, hi); }
+  WorkAmount amount() const { return p.amount(key, value); }
+  // A value that is one of two words: false for `no`, true for `yes`.
+  bool choice(std::string_view no, std::string_view yes) const {
+    if (value == no) return false;
+    if (value != yes)
+      p.fail(value, "expected " + std::string(no) + " or " + std::string(yes) + " for " + std::string(key));
+    return true;
+  }
+};
+
+// The kinds that take a key: one bit per PhaseKind.
+using KindSet = unsigned;
+constexpr KindSet kind_set(std::initializer_list<PhaseKind> ks) {
+  KindSet set = 0;
+  for (PhaseKind k : ks) set |= 1u << static_cast<unsigned>(k);
+  return set;
+}
+constexpr KindSet kEveryKind = ~0u;
+
+struct PhaseKey {
+  KindSet kinds;
+  std::string_view key;
+  void (*set)(PhaseSpec& s, const KeyValue& kv);
+};
+
+using K = PhaseKind;
+
+// What each key sets, per kind (dag_spec.hpp lists them with their meaning).
+constexpr PhaseKey kPhaseKeys[] = {
+    {kEveryKind, "jitter", [](PhaseSpec& s, const KeyValue& kv) { s.jitter = kv.number(0, 1); }},
+    {kEveryKind, "beta", [](PhaseSpec& s, const KeyValue& kv) { s.beta = kv.number(0, 1); }},
+    {kEveryKind, "bus", [](PhaseSpec& s, const KeyValue& kv) { s.bus = kv.number(0, 1); }},
+    {kEveryKind, "solo", [](PhaseSpec& s, const KeyValue& kv) { s.bus = kv.number(0, 1); }},
+    {kEveryKind, "seed",
+     [](PhaseSpec& s, const KeyValue& kv) { s.seed = static_cast<std::uint64_t>(kv.count(0, 1e15)); }},
+    {kEveryKind, "rep", [](PhaseSpec& s, const KeyValue& kv) { s.rep = static_cast<int>(kv.count(1, 1e6)); }},
+    {kind_set({K::fib}), "work", [](PhaseSpec& s, const KeyValue& kv) { s.work = s.node = kv.amount(); }},
+    {kind_set({K::fib}), "node", [](PhaseSpec& s, const KeyValue& kv) { s.node = kv.amount(); }},
+    {kind_set({K::fib, K::dc}), "leaf", [](PhaseSpec& s, const KeyValue& kv) { s.work = kv.amount(); }},
+    {kind_set({K::loop, K::split}), "grain",
+     [](PhaseSpec& s, const KeyValue& kv) { s.grain = kv.count(1, kMaxCount); }},
+    {kind_set({K::loop}), "iter", [](PhaseSpec& s, const KeyValue& kv) { s.work = kv.amount(); }},
+    {kind_set({K::loop}), "split", [](PhaseSpec& s, const KeyValue& kv) { s.linear = kv.choice("binary", "linear"); }},
+    {kind_set({K::dc}), "depth", [](PhaseSpec& s, const KeyValue& kv) { s.depth = static_cast<int>(kv.count(0, 40)); }},
+    {kind_set({K::dc}), "fanout",
+     [](PhaseSpec& s, const KeyValue& kv) { s.fanout = static_cast<int>(kv.count(1, 64)); }},
+    {kind_set({K::dc}), "pre", [](PhaseSpec& s, const KeyValue& kv) { s.node = kv.amount(); }},
+    {kind_set({K::dc}), "post", [](PhaseSpec& s, const KeyValue& kv) { s.post = kv.amount(); }},
+    {kind_set({K::split}), "item", [](PhaseSpec& s, const KeyValue& kv) { s.work = kv.amount(); }},
+    {kind_set({K::split}), "part", [](PhaseSpec& s, const KeyValue& kv) { s.node = kv.amount(); }},
+    {kind_set({K::split}), "skew", [](PhaseSpec& s, const KeyValue& kv) { s.skew = kv.number(0, 0.98); }},
+    {kind_set({K::split}), "filter",
+     [](PhaseSpec& s, const KeyValue& kv) { s.parallel_filter = kv.choice("serial", "par"); }},
+    {kind_set({K::chain, K::serial, K::mem}), "work", [](PhaseSpec& s, const KeyValue& kv) { s.work = kv.amount(); }},
+    {kind_set({K::mem}), "tasks", [](PhaseSpec& s, const KeyValue& kv) { s.n = kv.count(0, kMaxCount); }},
+};
+
 void set_key(PhaseSpec& s, std::string_view key, std::string_view v, const PhaseParser& p) {
-  // Keys every kind accepts.
-  if (key == "jitter") {
-    s.jitter = p.number(key, v, 0, 1);
-    return;
-  }
-  if (key == "beta") {
-    s.beta = p.number(key, v, 0, 1);
-    return;
-  }
-  if (key == "bus" || key == "solo") {
-    s.bus = p.number(key, v, 0, 1);
-    return;
-  }
-  if (key == "seed") {
-    s.seed = static_cast<std::uint64_t>(p.count(key, v, 0, 1e15));
-    return;
-  }
-  if (key == "rep") {
-    s.rep = static_cast<int>(p.count(key, v, 1, 1e6));
-    return;
-  }
-  switch (s.kind) {
-    case PhaseKind::fib:
-      if (key == "work") {
-        s.work = s.node = p.amount(key, v);
-        return;
-      }
-      if (key == "node") {
-        s.node = p.amount(key, v);
-        return;
-      }
-      if (key == "leaf") {
-        s.work = p.amount(key, v);
-        return;
-      }
-      break;
-    case PhaseKind::loop:
-      if (key == "grain") {
-        s.grain = p.count(key, v, 1, kMaxCount);
-        return;
-      }
-      if (key == "iter") {
-        s.work = p.amount(key, v);
-        return;
-      }
-      if (key == "split") {
-        if (v == "binary") s.linear = false;
-        else if (v == "linear") s.linear = true;
-        else p.fail(v, "expected binary or linear for split");
-        return;
-      }
-      break;
-    case PhaseKind::dc:
-      if (key == "depth") {
-        s.depth = static_cast<int>(p.count(key, v, 0, 40));
-        return;
-      }
-      if (key == "fanout") {
-        s.fanout = static_cast<int>(p.count(key, v, 1, 64));
-        return;
-      }
-      if (key == "leaf") {
-        s.work = p.amount(key, v);
-        return;
-      }
-      if (key == "pre") {
-        s.node = p.amount(key, v);
-        return;
-      }
-      if (key == "post") {
-        s.post = p.amount(key, v);
-        return;
-      }
-      break;
-    case PhaseKind::split:
-      if (key == "grain") {
-        s.grain = p.count(key, v, 1, kMaxCount);
-        return;
-      }
-      if (key == "item") {
-        s.work = p.amount(key, v);
-        return;
-      }
-      if (key == "part") {
-        s.node = p.amount(key, v);
-        return;
-      }
-      if (key == "skew") {
-        s.skew = p.number(key, v, 0, 0.98);
-        return;
-      }
-      if (key == "filter") {
-        if (v == "serial") s.parallel_filter = false;
-        else if (v == "par") s.parallel_filter = true;
-        else p.fail(v, "expected serial or par for filter");
-        return;
-      }
-      break;
-    case PhaseKind::chain:
-    case PhaseKind::serial:
-      if (key == "work") {
-        s.work = p.amount(key, v);
-        return;
-      }
-      break;
-    case PhaseKind::mem:
-      if (key == "work") {
-        s.work = p.amount(key, v);
-        return;
-      }
-      if (key == "tasks") {
-        s.n = p.count(key, v, 0, kMaxCount);
-        return;
-      }
-      break;
+  for (const PhaseKey& k : kPhaseKeys) {
+    if (k.key == key && (k.kinds & kind_set({s.kind}))) return k.set(s, KeyValue{key, v, p});
   }
   p.fail(key, std::string("unknown key; expected ") + keys_of(s.kind) + ", jitter, beta, bus/solo, seed or rep");
 }

@@ -14,6 +14,66 @@ std::string text(double x) {
   return buf;
 }
 
+// The run's settings, as text, in the report's policy parameters.
+void add_parameters(Report& rep, const SimOptions& o, const std::string& workload) {
+  const MachineProfile& p = o.profile;
+  rep.parameters["workload"] = workload;
+  rep.parameters["seed"] = std::to_string(o.seed);
+  rep.parameters["spawn_model"] = to_string(o.model);
+  rep.parameters["placement"] = to_string(o.placement);
+  rep.parameters["steal_cost_s"] = text(o.steal_cost_s);
+  rep.parameters["min_dwell_s"] = text(o.min_dwell_s);
+  rep.parameters["transition_latency_s"] = text(p.transition_latency_s);
+  rep.parameters["profile_beta"] = text(p.beta);
+  rep.parameters["thresholds"] = std::to_string(
+      o.engine.fixed_thresholds.empty() ? o.engine.thresholds : static_cast<int>(o.engine.fixed_thresholds.size()));
+  rep.parameters["profile_window"] = std::to_string(o.engine.profile_window);
+  rep.parameters["sample_interval_s"] = text(static_cast<double>(o.engine.sample_interval_ns) * 1e-9);
+  rep.parameters["contention"] = o.contention && o.contention->active() ? "model" : "none";
+  if (o.engine.policy.efs) {
+    rep.parameters["control_interval_s"] = text(o.control_interval_s);
+    rep.parameters["throttle"] = to_string(o.throttle);
+  }
+}
+
+// What the simulator knows beyond the engine: each worker's core and halted
+// time, the throttle events, each domain's cores and applied transitions.
+void add_placement(Report& rep, const SimResult& r, const MachineProfile& p) {
+  for (WorkerReport& w : rep.workers) {
+    if (w.id < r.worker_core.size()) w.core = r.worker_core[w.id];
+    if (w.id < r.core_time.size()) {
+      std::uint64_t halted = 0;
+      for (const CoreTime& t : r.core_time[w.id]) halted += t.halted_ns;
+      w.throttled_s = static_cast<double>(halted) * 1e-9;
+    }
+  }
+  for (const ThrottleChange& c : r.throttle_events)
+    rep.throttle_events.push_back({static_cast<double>(c.t_ns) * 1e-9, c.worker, c.parked, c.reason});
+  for (DomainReport& d : rep.domains) {
+    const int per = p.cores_per_domain > 0 ? p.cores_per_domain : 1;
+    for (int c = static_cast<int>(d.id) * per; c < static_cast<int>(d.id + 1) * per && c < p.cores; ++c)
+      d.cpus.push_back(c);
+    if (d.id < r.applied_transitions.size()) d.applied_transitions = r.applied_transitions[d.id];
+  }
+}
+
+// The simulator's own counts and energy split, as "sim.*" external figures.
+void add_sim_figures(Report& rep, const SimResult& r, const SimOptions& o) {
+  rep.external["sim.engine_events"] = static_cast<double>(r.engine_events);
+  rep.external["sim.scheduler_events"] = static_cast<double>(r.scheduler_events);
+  rep.external["sim.steal_attempts"] = static_cast<double>(r.steal_attempts);
+  rep.external["sim.failed_steal_attempts"] = static_cast<double>(r.failed_steal_attempts);
+  rep.external["sim.tasks"] = static_cast<double>(r.tasks);
+  rep.external["sim.peak_live_frames"] = static_cast<double>(r.peak_live_frames);
+  rep.external["sim.core_energy_j"] = r.core_energy_j;
+  rep.external["sim.uncore_energy_j"] = r.uncore_energy_j;
+  if (r.eq13_energy_j >= 0) rep.external["sim.eq13_energy_j"] = r.eq13_energy_j;  // [EFS] Eq. 13, system power
+  for (std::size_t n = 0; n < r.busy_count_ns.size(); ++n)
+    if (r.busy_count_ns[n])
+      rep.external["sim.busy_cores_" + std::to_string(n) + "_s"] = static_cast<double>(r.busy_count_ns[n]) * 1e-9;
+  if (o.engine.policy.efs) rep.external["sim.control_steps"] = static_cast<double>(r.control_steps);
+}
+
 }  // namespace
 
 Report make_report(const Simulation& sim, const std::string& workload, const std::string& command) {
@@ -36,59 +96,16 @@ Report make_report(const Simulation& sim, const std::string& workload, const std
                      text(p.transition_latency_s) + " s): time and energy are modelled, not measured";
   rep.profile = p.name;
   fill_from_engine(rep, sim.engine());
-  rep.parameters["workload"] = workload;
-  rep.parameters["seed"] = std::to_string(o.seed);
-  rep.parameters["spawn_model"] = to_string(o.model);
-  rep.parameters["placement"] = to_string(o.placement);
-  rep.parameters["steal_cost_s"] = text(o.steal_cost_s);
-  rep.parameters["min_dwell_s"] = text(o.min_dwell_s);
-  rep.parameters["transition_latency_s"] = text(p.transition_latency_s);
-  rep.parameters["profile_beta"] = text(p.beta);
-  rep.parameters["thresholds"] = std::to_string(
-      o.engine.fixed_thresholds.empty() ? o.engine.thresholds : static_cast<int>(o.engine.fixed_thresholds.size()));
-  rep.parameters["profile_window"] = std::to_string(o.engine.profile_window);
-  rep.parameters["sample_interval_s"] = text(static_cast<double>(o.engine.sample_interval_ns) * 1e-9);
-  rep.parameters["contention"] = o.contention && o.contention->active() ? "model" : "none";
-  if (o.engine.policy.efs) {
-    rep.parameters["control_interval_s"] = text(o.control_interval_s);
-    rep.parameters["throttle"] = to_string(o.throttle);
-  }
+  add_parameters(rep, o, workload);
   rep.binding = "static";
   rep.workers_requested = static_cast<int>(o.workers);
   rep.wall_s = static_cast<double>(r.makespan_ns) * 1e-9;
   rep.energy.available = true;
   rep.energy.joules = r.energy_j;
   rep.energy.source = "simulated:" + p.name;
-  for (WorkerReport& w : rep.workers) {
-    if (w.id < r.worker_core.size()) w.core = r.worker_core[w.id];
-    if (w.id < r.core_time.size()) {
-      std::uint64_t halted = 0;
-      for (const CoreTime& t : r.core_time[w.id]) halted += t.halted_ns;
-      w.throttled_s = static_cast<double>(halted) * 1e-9;
-    }
-  }
-  for (const ThrottleChange& c : r.throttle_events)
-    rep.throttle_events.push_back({static_cast<double>(c.t_ns) * 1e-9, c.worker, c.parked, c.reason});
-  for (DomainReport& d : rep.domains) {
-    const int per = p.cores_per_domain > 0 ? p.cores_per_domain : 1;
-    for (int c = static_cast<int>(d.id) * per; c < static_cast<int>(d.id + 1) * per && c < p.cores; ++c)
-      d.cpus.push_back(c);
-    if (d.id < r.applied_transitions.size()) d.applied_transitions = r.applied_transitions[d.id];
-  }
+  add_placement(rep, r, p);
   rep.notes.push_back("simulated run: wall_s is simulated time, energy is the model of profile '" + p.name + "'");
-  rep.external["sim.engine_events"] = static_cast<double>(r.engine_events);
-  rep.external["sim.scheduler_events"] = static_cast<double>(r.scheduler_events);
-  rep.external["sim.steal_attempts"] = static_cast<double>(r.steal_attempts);
-  rep.external["sim.failed_steal_attempts"] = static_cast<double>(r.failed_steal_attempts);
-  rep.external["sim.tasks"] = static_cast<double>(r.tasks);
-  rep.external["sim.peak_live_frames"] = static_cast<double>(r.peak_live_frames);
-  rep.external["sim.core_energy_j"] = r.core_energy_j;
-  rep.external["sim.uncore_energy_j"] = r.uncore_energy_j;
-  if (r.eq13_energy_j >= 0) rep.external["sim.eq13_energy_j"] = r.eq13_energy_j;  // [EFS] Eq. 13, system power
-  for (std::size_t n = 0; n < r.busy_count_ns.size(); ++n)
-    if (r.busy_count_ns[n])
-      rep.external["sim.busy_cores_" + std::to_string(n) + "_s"] = static_cast<double>(r.busy_count_ns[n]) * 1e-9;
-  if (o.engine.policy.efs) rep.external["sim.control_steps"] = static_cast<double>(r.control_steps);
+  add_sim_figures(rep, r, o);
   return rep;
 }
 

@@ -81,86 +81,94 @@ std::uint64_t last_ns(const TraceTask& t) {
   return end;
 }
 
-}  // namespace
-
-Program build_trace_program(const Trace& trace, double beta, std::vector<std::string>& notes, TraceProgramInfo* info) {
-  TraceProgramInfo local;
-  TraceProgramInfo& in = info ? *info : local;
-  in = TraceProgramInfo{};
-  const std::size_t n = trace.tasks.size();
-  // Which tasks are replayed, and which sit at the top level.
-  std::vector<char> replayed(n, 0);
+// Which tasks are replayed, and which of them sit at the top level.
+struct Selection {
+  std::vector<char> replayed;  // by task index
   std::vector<std::size_t> top;
-  std::uint64_t undeferred = 0, group_waits = 0, no_segments = 0;
-  for (std::size_t i = 0; i < n; ++i) {
+  std::uint64_t undeferred = 0;   // explicit tasks recorded as undeferred
+  std::uint64_t no_segments = 0;  // explicit tasks that never ran
+};
+
+Selection select_tasks(const Trace& trace, TraceProgramInfo& in) {
+  Selection sel;
+  sel.replayed.assign(trace.tasks.size(), 0);
+  for (std::size_t i = 0; i < trace.tasks.size(); ++i) {
     const TraceTask& t = trace.tasks[i];
     if (is_initial(t)) continue;
     if (is_explicit(t)) {
-      replayed[i] = 1;
+      sel.replayed[i] = 1;
       ++in.explicit_tasks;
-      if (!(t.flags & kTraceTaskDeferred)) ++undeferred;
-      if (t.segments.empty()) ++no_segments;
+      if (!(t.flags & kTraceTaskDeferred)) ++sel.undeferred;
+      if (t.segments.empty()) ++sel.no_segments;
       const TraceTask* parent = t.parent ? trace.find(t.parent) : nullptr;
-      if (!parent || is_initial(*parent)) top.push_back(i);
+      if (!parent || is_initial(*parent)) sel.top.push_back(i);
       continue;
     }
     std::uint64_t busy = 0;
     for (const auto& s : t.segments) busy += s.duration_ns;
     if (busy > 0 || !t.children.empty()) {
-      replayed[i] = 1;
-      top.push_back(i);
+      sel.replayed[i] = 1;
+      sel.top.push_back(i);
     }
   }
+  return sel;
+}
+
+std::uint64_t recorded_steals(const Trace& trace) {
+  std::uint64_t steals = 0;
   for (const TraceTask& t : trace.tasks)
     for (const auto& s : t.segments)
-      if (s.start == SegmentStart::steal) ++in.recorded_steals;
+      if (s.start == SegmentStart::steal) ++steals;
+  return steals;
+}
 
-  // Script index = task index; the root script comes last.
-  ScriptBuilder b(trace, beta);
-  std::vector<Item> items;
-  for (std::size_t i = 0; i < n; ++i) {
-    b.begin_script();
-    if (!replayed[i]) {
-      b.end_script();
-      continue;
-    }
-    const TraceTask& t = trace.tasks[i];
-    items.clear();
-    int order = 0;
-    for (std::uint64_t id : t.children) {
-      const auto c = trace.index.find(id);
-      if (c == trace.index.end() || !replayed[c->second] || !is_explicit(trace.tasks[c->second])) continue;
-      items.push_back({trace.tasks[c->second].created_ns, order++, true, static_cast<std::uint32_t>(c->second)});
-    }
-    for (const TraceWait& w : t.waits) {
-      if (w.kind != WaitKind::taskwait) ++group_waits;
-      items.push_back({w.begin_ns, order++, false, 0});
-    }
-    std::stable_sort(items.begin(), items.end(), [](const Item& x, const Item& y) {
-      if (x.t != y.t) return x.t < y.t;
-      return x.is_spawn && !y.is_spawn;
-    });
-    std::size_t k = 0;
-    auto emit = [&](const Item& it) { it.is_spawn ? b.spawn(it.child) : b.sync(); };
-    for (std::size_t s = 0; s < t.segments.size(); ++s) {
-      const TraceSegment& seg = t.segments[s];
-      const std::uint64_t end = seg.start_ns + seg.duration_ns;
-      std::uint64_t at = seg.start_ns;
-      // Items up to this segment's end (any left before the next segment starts belong here too).
-      const std::uint64_t limit = s + 1 < t.segments.size() ? t.segments[s + 1].start_ns : UINT64_MAX;
-      while (k < items.size() && items[k].t < limit) {
-        const std::uint64_t when = std::clamp(items[k].t, at, end);
-        b.work(when - at, seg.level);
-        at = when;
-        emit(items[k++]);
-      }
-      b.work(end - at, seg.level);
-    }
-    while (k < items.size()) emit(items[k++]);
-    b.end_script();
+// Task t's spawns (its replayed explicit children, when created) and waits,
+// in time order into `items`. Returns how many waits were taskgroup or
+// barrier waits (replayed as waits for direct children).
+std::uint64_t task_events(const Trace& trace, const TraceTask& t, const std::vector<char>& replayed,
+                          std::vector<Item>& items) {
+  items.clear();
+  int order = 0;
+  for (std::uint64_t id : t.children) {
+    const auto c = trace.index.find(id);
+    if (c == trace.index.end() || !replayed[c->second] || !is_explicit(trace.tasks[c->second])) continue;
+    items.push_back({trace.tasks[c->second].created_ns, order++, true, static_cast<std::uint32_t>(c->second)});
   }
+  std::uint64_t group_waits = 0;
+  for (const TraceWait& w : t.waits) {
+    if (w.kind != WaitKind::taskwait) ++group_waits;
+    items.push_back({w.begin_ns, order++, false, 0});
+  }
+  std::stable_sort(items.begin(), items.end(), [](const Item& x, const Item& y) {
+    if (x.t != y.t) return x.t < y.t;
+    return x.is_spawn && !y.is_spawn;
+  });
+  return group_waits;
+}
 
-  // Root: top-level tasks whose executions overlap form one phase.
+// Task t's script body: its segments' work, cut at its events (`items`).
+void add_task_steps(ScriptBuilder& b, const TraceTask& t, const std::vector<Item>& items) {
+  std::size_t k = 0;
+  auto emit = [&](const Item& it) { it.is_spawn ? b.spawn(it.child) : b.sync(); };
+  for (std::size_t s = 0; s < t.segments.size(); ++s) {
+    const TraceSegment& seg = t.segments[s];
+    const std::uint64_t end = seg.start_ns + seg.duration_ns;
+    std::uint64_t at = seg.start_ns;
+    // Items up to this segment's end (any left before the next segment starts belong here too).
+    const std::uint64_t limit = s + 1 < t.segments.size() ? t.segments[s + 1].start_ns : UINT64_MAX;
+    while (k < items.size() && items[k].t < limit) {
+      const std::uint64_t when = std::clamp(items[k].t, at, end);
+      b.work(when - at, seg.level);
+      at = when;
+      emit(items[k++]);
+    }
+    b.work(end - at, seg.level);
+  }
+  while (k < items.size()) emit(items[k++]);
+}
+
+// The root script: top-level tasks whose executions overlap form one phase.
+void add_root_script(ScriptBuilder& b, const Trace& trace, std::vector<std::size_t> top, TraceProgramInfo& in) {
   std::stable_sort(top.begin(), top.end(),
                    [&](std::size_t x, std::size_t y) { return first_ns(trace.tasks[x]) < first_ns(trace.tasks[y]); });
   b.begin_script();
@@ -183,20 +191,51 @@ Program build_trace_program(const Trace& trace, double beta, std::vector<std::st
   }
   b.sync();
   b.end_script();
+}
 
-  if (undeferred) notes.push_back("trace: " + std::to_string(undeferred) + " undeferred tasks replayed as deferred");
+// The approximations the replay made, each with how often.
+void note_approximations(std::vector<std::string>& notes, const Trace& trace, const Selection& sel,
+                         std::uint64_t group_waits) {
+  if (sel.undeferred)
+    notes.push_back("trace: " + std::to_string(sel.undeferred) + " undeferred tasks replayed as deferred");
   if (group_waits)
     notes.push_back("trace: " + std::to_string(group_waits) +
                     " taskgroup/barrier waits replayed as waits for direct children");
-  if (no_segments)
-    notes.push_back("trace: " + std::to_string(no_segments) + " tasks never ran in the recording (no work replayed)");
+  if (sel.no_segments)
+    notes.push_back("trace: " + std::to_string(sel.no_segments) +
+                    " tasks never ran in the recording (no work replayed)");
   if (trace.dropped) notes.push_back("trace: the recording dropped " + std::to_string(trace.dropped) + " records");
+}
+
+}  // namespace
+
+Program build_trace_program(const Trace& trace, double beta, std::vector<std::string>& notes, TraceProgramInfo* info) {
+  TraceProgramInfo local;
+  TraceProgramInfo& in = info ? *info : local;
+  in = TraceProgramInfo{};
+  const Selection sel = select_tasks(trace, in);
+  in.recorded_steals = recorded_steals(trace);
+
+  // Script index = task index; the root script comes last.
+  ScriptBuilder b(trace, beta);
+  std::vector<Item> items;
+  std::uint64_t group_waits = 0;
+  for (std::size_t i = 0; i < trace.tasks.size(); ++i) {
+    b.begin_script();
+    if (sel.replayed[i]) {
+      group_waits += task_events(trace, trace.tasks[i], sel.replayed, items);
+      add_task_steps(b, trace.tasks[i], items);
+    }
+    b.end_script();
+  }
+  add_root_script(b, trace, sel.top, in);
+  note_approximations(notes, trace, sel, group_waits);
 
   Program prog;
   prog.description = "trace";
   prog.shapes.push_back(std::make_unique<TraceShape>(WorkClass{beta, 0.0}, std::move(b.ops_), std::move(b.start_)));
   prog.root = prog.shapes.back().get();
-  prog.root_a = static_cast<std::int64_t>(n);
+  prog.root_a = static_cast<std::int64_t>(trace.tasks.size());
   return prog;
 }
 

@@ -79,7 +79,7 @@ TEST_CASE("Report.Path.Patterns", "[core][report]") {
   CHECK(expand_path_pattern("100%%-%x%", 1, "n", std::nullopt) == "100%-%x%");
 }
 
-// How the run ended (issue 24 §3): written when known, read back, optional.
+// How the run ended: written when known, read back, optional.
 TEST_CASE("Report.Json.EndedRoundTripsAndIsOptional", "[core][report]") {
   Report r;
   r.ended = "signal SIGTERM";

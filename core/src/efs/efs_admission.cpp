@@ -53,6 +53,61 @@ struct JointSystem {
   }
 };
 
+// Where Newton's x = (u_1..u_m, u_new, b_new) may go: b_new in (0, 1), every u
+// positive, their sum below 1.
+bool in_joint_domain(const std::vector<double>& x) {
+  const double b_new = x.back();
+  if (!(b_new > 0 && b_new < 1)) return false;
+  double total = 0;
+  for (std::size_t i = 0; i + 1 < x.size(); ++i) {
+    if (!(x[i] > 0)) return false;
+    total += x[i];
+  }
+  return total < 1;
+}
+
+// Newton's starting point for a newcomer at solo b0: the utilisations Eq. 10
+// predicts with it (or b / (1 + Σb) where that fails to converge), then b0.
+// `iterations` gets those the prediction took.
+std::vector<double> joint_start(const JointSystem& sys, double b0, const NewtonOptions& options, int& iterations) {
+  std::vector<double> with_new(sys.b);
+  with_new.push_back(b0);
+  const UtilisationPrediction start = predict_utilisations(with_new, options);
+  iterations = start.iterations;
+  std::vector<double> x0;
+  if (start.ok()) {
+    x0 = start.u;
+  } else {
+    const double sum = std::accumulate(with_new.begin(), with_new.end(), 0.0);
+    for (double b : with_new) x0.push_back(b / (1 + sum));
+  }
+  x0.push_back(b0);
+  return x0;
+}
+
+// Solves Eqs. 10 and 16 together from a newcomer at solo b0 and fills `out`
+// (status, max_solo, utilisations in the caller's order).
+void solve_threshold(AdmissionThreshold& out, const JointSystem& sys, double b0, std::span<const double> current_solo,
+                     const NewtonOptions& options) {
+  int start_iterations = 0;
+  std::vector<double> x0 = joint_start(sys, b0, options, start_iterations);
+  const detail::NewtonRun run = detail::solve_newton(sys, in_joint_domain, std::move(x0), options);
+  out.residual = run.residual;
+  out.iterations = run.iterations + start_iterations;
+  if (run.status != SolveStatus::converged) {
+    out.status = AdmissionStatus::not_converged;
+    return;
+  }
+  out.status = AdmissionStatus::threshold_found;
+  out.max_solo = run.x.back();
+  // Back to the caller's order: current threads (0 for b = 0), then the newcomer.
+  out.u.assign(current_solo.size() + 1, 0.0);
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < current_solo.size(); ++i)
+    if (current_solo[i] > 0) out.u[i] = run.x[k++];
+  out.u.back() = run.x[k];
+}
+
 }  // namespace
 
 AdmissionThreshold admission_threshold(std::span<const double> current_solo, const PowerTable& power, double alpha,
@@ -104,45 +159,9 @@ AdmissionThreshold admission_threshold(std::span<const double> current_solo, con
     return out;
   }
 
-  // Start from the b_n that linear interpolation between the limits gives, and
-  // the utilisations Eq. 10 predicts with it.
+  // Start from the b_n that linear interpolation between the limits gives.
   const double b0 = std::clamp((best - out.target_throughput) / (best - worst), 0.01, 0.99);
-  std::vector<double> with_new(sys.b);
-  with_new.push_back(b0);
-  const UtilisationPrediction start = predict_utilisations(with_new, options);
-  std::vector<double> x0;
-  if (start.ok()) {
-    x0 = start.u;
-  } else {
-    const double sum = std::accumulate(with_new.begin(), with_new.end(), 0.0);
-    for (double b : with_new) x0.push_back(b / (1 + sum));
-  }
-  x0.push_back(b0);
-  const detail::NewtonDomain domain = [](const std::vector<double>& x) {
-    const double b_new = x.back();
-    if (!(b_new > 0 && b_new < 1)) return false;
-    double total = 0;
-    for (std::size_t i = 0; i + 1 < x.size(); ++i) {
-      if (!(x[i] > 0)) return false;
-      total += x[i];
-    }
-    return total < 1;
-  };
-  const detail::NewtonRun run = detail::solve_newton(sys, domain, std::move(x0), options);
-  out.residual = run.residual;
-  out.iterations = run.iterations + start.iterations;
-  if (run.status != SolveStatus::converged) {
-    out.status = AdmissionStatus::not_converged;
-    return out;
-  }
-  out.status = AdmissionStatus::threshold_found;
-  out.max_solo = run.x.back();
-  // Back to the caller's order: current threads (0 for b = 0), then the newcomer.
-  out.u.assign(current_solo.size() + 1, 0.0);
-  std::size_t k = 0;
-  for (std::size_t i = 0; i < current_solo.size(); ++i)
-    if (current_solo[i] > 0) out.u[i] = run.x[k++];
-  out.u.back() = run.x[k];
+  solve_threshold(out, sys, b0, current_solo, options);
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "rubato/core/io/json_error.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace rubato {
 
 std::string json_syntax_error(std::string_view text, std::string_view what, std::optional<std::size_t> byte) {
@@ -14,6 +16,12 @@ std::string json_syntax_error(std::string_view text, std::string_view what, std:
     }
   }
   return "offset " + std::to_string(at) + ": not valid JSON (" + std::string(what) + ")";
+}
+
+std::string json_syntax_error(std::string_view text, const std::exception& parser_error) {
+  std::optional<std::size_t> byte;
+  if (const auto* e = dynamic_cast<const nlohmann::json::parse_error*>(&parser_error)) byte = e->byte;
+  return json_syntax_error(text, parser_error.what(), byte);
 }
 
 }  // namespace rubato

@@ -1,4 +1,7 @@
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <span>
+#include <string>
 #include <type_traits>
 
 #include "rubato/core/io/report.hpp"
@@ -8,17 +11,6 @@ namespace rubato {
 namespace {
 
 using json = nlohmann::json;
-
-json energy_json(const EnergyFigure& e) {
-  json j{{"available", e.available}};
-  if (e.available) {
-    j["joules"] = e.joules;
-    j["source"] = e.source;
-  } else {
-    j["why_not"] = e.why_not;
-  }
-  return j;
-}
 
 // nlohmann converts -1 to a huge unsigned and 1.5 to 1; a report must not.
 template <class T>
@@ -92,6 +84,296 @@ class Reader {
   std::string_view text_;
 };
 
+// ---- the report's fields, each named once -----------------------------------
+// A table of Field<S> says how a struct S is written and read: to_json and
+// report_from_json walk the same tables. The reader goes through a table in
+// order and stops at the first error, so the order is also that of the checks.
+
+enum FieldFlags : unsigned {
+  kOptional = 0,
+  kRequired = 1u << 0,   // reading: absent is an error
+  kOmitEmpty = 1u << 1,  // writing: an empty string is left out
+};
+
+template <class S>
+struct Field {
+  using Struct = S;
+  const char* name;
+  unsigned flags;
+  void (*write)(json& object, const Field& f, const S& s);
+  void (*read)(Reader& rd, const json& object, const Field& f, S& s, const std::string& path);
+  bool (*present)(const S& s);       // nullptr: always; else written and read only where it holds
+  const char* (*check)(const S& s);  // after reading: what is wrong, or nullptr
+};
+
+template <class S>
+void write_fields(json& object, std::span<const Field<std::type_identity_t<S>>> fields, const S& s) {
+  for (const Field<S>& f : fields)
+    if (!f.present || f.present(s)) f.write(object, f, s);
+}
+
+template <class S>
+void read_fields(Reader& rd, const json& object, std::span<const Field<std::type_identity_t<S>>> fields, S& s,
+                 const std::string& path) {
+  for (const Field<S>& f : fields) {
+    if (!rd.ok()) return;
+    if (f.present && !f.present(s)) continue;
+    f.read(rd, object, f, s, path);
+    if (f.check && rd.ok())
+      if (const char* what = f.check(s)) rd.fail(path + f.name, what);
+  }
+}
+
+template <class M>
+struct MemberOf;
+template <class S, class T>
+struct MemberOf<T S::*> {
+  using Struct = S;
+  using Value = T;
+};
+template <auto Member>
+using StructOf = typename MemberOf<decltype(Member)>::Struct;
+template <auto Member>
+using ValueOf = typename MemberOf<decltype(Member)>::Value;
+
+template <class T>
+inline constexpr bool kIsOptional = false;
+template <class T>
+inline constexpr bool kIsOptional<std::optional<T>> = true;
+
+// A member written as one JSON value (number, string, bool, or a list or map
+// of them). A std::optional is written when set and read when present.
+template <auto Member>
+constexpr Field<StructOf<Member>> value(const char* name, unsigned flags = kOptional,
+                                        bool (*present)(const StructOf<Member>&) = nullptr,
+                                        const char* (*check)(const StructOf<Member>&) = nullptr) {
+  using S = StructOf<Member>;
+  using T = ValueOf<Member>;
+  return {name,
+          flags,
+          [](json& object, const Field<S>& f, const S& s) {
+            const T& v = s.*Member;
+            if constexpr (kIsOptional<T>) {
+              if (v) object[f.name] = *v;
+            } else if constexpr (std::is_same_v<T, std::string>) {
+              if (!(f.flags & kOmitEmpty) || !v.empty()) object[f.name] = v;
+            } else {
+              object[f.name] = v;
+            }
+          },
+          [](Reader& rd, const json& object, const Field<S>& f, S& s, const std::string& path) {
+            if constexpr (kIsOptional<T>) {
+              if (!object.contains(f.name)) return;
+              typename T::value_type v{};
+              rd.get(object, f.name, v, path);
+              s.*Member = v;
+            } else {
+              rd.get(object, f.name, s.*Member, path, (f.flags & kRequired) != 0);
+            }
+          },
+          present,
+          check};
+}
+
+// A JSON object holding `Fields`, members of the enclosing struct itself
+// ("backend": {"name", "note"} of Report::backend, Report::backend_note).
+template <const auto& Fields>
+constexpr auto group(const char* name, unsigned flags = kOptional) {
+  using S = typename std::remove_cvref_t<decltype(Fields[0])>::Struct;
+  return Field<S>{name,
+                  flags,
+                  [](json& object, const Field<S>& f, const S& s) {
+                    json inner = json::object();
+                    write_fields(inner, Fields, s);
+                    object[f.name] = std::move(inner);
+                  },
+                  [](Reader& rd, const json& object, const Field<S>& f, S& s, const std::string& path) {
+                    if (const json* inner = rd.object(object, f.name, path))
+                      read_fields(rd, *inner, Fields, s, path + f.name + ".");
+                    else if ((f.flags & kRequired) && rd.ok()) rd.fail(path + f.name, "missing");
+                  },
+                  nullptr,
+                  nullptr};
+}
+
+// A JSON object for a struct member, holding that struct's `Fields`.
+template <auto Member, const auto& Fields>
+constexpr Field<StructOf<Member>> nested(const char* name) {
+  using S = StructOf<Member>;
+  return {name,
+          kOptional,
+          [](json& object, const Field<S>& f, const S& s) {
+            json inner = json::object();
+            write_fields(inner, Fields, s.*Member);
+            object[f.name] = std::move(inner);
+          },
+          [](Reader& rd, const json& object, const Field<S>& f, S& s, const std::string& path) {
+            if (const json* inner = rd.object(object, f.name, path))
+              read_fields(rd, *inner, Fields, s.*Member, path + f.name + ".");
+          },
+          nullptr,
+          nullptr};
+}
+
+// A JSON array of objects for a std::vector member, each element's `Fields`.
+template <auto Member, const auto& Fields>
+constexpr Field<StructOf<Member>> list(const char* name) {
+  using S = StructOf<Member>;
+  return {name,
+          kOptional,
+          [](json& object, const Field<S>& f, const S& s) {
+            json items = json::array();
+            for (const auto& element : s.*Member) {
+              json item = json::object();
+              write_fields(item, Fields, element);
+              items.push_back(std::move(item));
+            }
+            object[f.name] = std::move(items);
+          },
+          [](Reader& rd, const json& object, const Field<S>& f, S& s, const std::string& path) {
+            const json* items = rd.array(object, f.name, path);
+            for (std::size_t i = 0; items && i < items->size() && rd.ok(); ++i) {
+              const std::string at = path + f.name + "[" + std::to_string(i) + "]";
+              if (!(*items)[i].is_object()) return rd.fail(at, "expected an object");
+              typename ValueOf<Member>::value_type element;
+              read_fields(rd, (*items)[i], Fields, element, at + ".");
+              (s.*Member).push_back(std::move(element));
+            }
+          },
+          nullptr,
+          nullptr};
+}
+
+bool energy_available(const EnergyFigure& e) { return e.available; }
+bool energy_unavailable(const EnergyFigure& e) { return !e.available; }
+const char* energy_source_named(const EnergyFigure& e) {
+  return e.source.empty() ? "an energy figure must name its source" : nullptr;
+}
+const char* trial_not_negative(const Report& r) { return r.trial && *r.trial < 0 ? "must not be negative" : nullptr; }
+
+constexpr Field<EnergyFigure> kEnergyFields[] = {
+    value<&EnergyFigure::available>("available", kRequired),
+    value<&EnergyFigure::joules>("joules", kRequired, energy_available),
+    value<&EnergyFigure::source>("source", kRequired, energy_available, energy_source_named),
+    value<&EnergyFigure::why_not>("why_not", kOptional, energy_unavailable),
+};
+
+constexpr Field<WorkerReport> kWorkerFields[] = {
+    value<&WorkerReport::id>("id", kRequired),
+    value<&WorkerReport::core>("core"),
+    value<&WorkerReport::domain>("domain"),
+    value<&WorkerReport::tasks_completed>("tasks_completed"),
+    value<&WorkerReport::segments>("segments"),
+    value<&WorkerReport::pushes>("pushes"),
+    value<&WorkerReport::pops>("pops"),
+    value<&WorkerReport::steals>("steals"),
+    value<&WorkerReport::stolen_from>("stolen_from"),
+    value<&WorkerReport::idles>("idles"),
+    value<&WorkerReport::max_depth>("max_depth"),
+    value<&WorkerReport::mean_depth>("mean_depth"),
+    value<&WorkerReport::busy_s_at_level>("busy_s_at_level"),
+    value<&WorkerReport::busy_s>("busy_s"),
+    value<&WorkerReport::alive_s>("alive_s"),
+    value<&WorkerReport::level_changes>("level_changes"),
+    value<&WorkerReport::emulated_delay_s>("emulated_delay_s"),
+    value<&WorkerReport::throttled_s>("throttled_s"),
+    value<&WorkerReport::wait_s>("wait_s"),
+    value<&WorkerReport::wait_slowed_s>("wait_slowed_s"),
+    value<&WorkerReport::slowed_wakeups>("slowed_wakeups"),
+    value<&WorkerReport::raise_delay_s>("raise_delay_s"),
+    value<&WorkerReport::guard_holds>("guard_holds"),
+};
+
+constexpr Field<DomainReport> kDomainFields[] = {
+    value<&DomainReport::id>("id", kRequired),
+    value<&DomainReport::workers>("workers"),
+    value<&DomainReport::cpus>("cpus"),
+    value<&DomainReport::transitions>("transitions"),
+    value<&DomainReport::applied_transitions>("applied_transitions"),
+    value<&DomainReport::conflicts>("conflicts"),
+};
+
+constexpr Field<ThrottleEvent> kThrottleFields[] = {
+    value<&ThrottleEvent::t_s>("t_s"),
+    value<&ThrottleEvent::worker>("worker"),
+    value<&ThrottleEvent::parked>("parked"),
+    value<&ThrottleEvent::reason>("reason"),
+};
+
+constexpr Field<MigrationEvent> kMigrationFields[] = {
+    value<&MigrationEvent::t_s>("t_s"),           value<&MigrationEvent::worker>("worker"),
+    value<&MigrationEvent::from_cpu>("from_cpu"), value<&MigrationEvent::to_cpu>("to_cpu"),
+    value<&MigrationEvent::reason>("reason"),
+};
+
+// "tool": {"name": "rubato", "version": ...}; the name is written, not read.
+constexpr Field<Report> kToolFields[] = {
+    {"name", kOptional, [](json& object, const Field<Report>& f, const Report&) { object[f.name] = "rubato"; },
+     [](Reader&, const json&, const Field<Report>&, Report&, const std::string&) {}, nullptr, nullptr},
+    value<&Report::tool_version>("version"),
+};
+
+constexpr Field<Report> kBackendFields[] = {
+    value<&Report::backend>("name", kRequired),
+    value<&Report::backend_note>("note"),
+};
+
+constexpr Field<Report> kPolicyFields[] = {
+    value<&Report::policy>("name", kRequired),
+    value<&Report::parameters>("parameters"),
+};
+
+// schema_version comes first: the reader checks it before reading the rest.
+constexpr Field<Report> kReportFields[] = {
+    value<&Report::schema_version>("schema_version", kRequired),
+    group<kToolFields>("tool"),
+    value<&Report::host>("host"),
+    value<&Report::rank>("rank"),
+    value<&Report::pid>("pid"),
+    value<&Report::started_at>("started_at"),
+    value<&Report::command>("command"),
+    value<&Report::ended>("ended", kOmitEmpty),  // optional: absent from older reports
+    value<&Report::workload>("workload", kOmitEmpty),
+    value<&Report::trial>("trial", kOptional, nullptr, trial_not_negative),
+    value<&Report::runtime>("runtime"),
+    value<&Report::frontend>("frontend"),
+    value<&Report::steals_observed>("steals_observed"),
+    group<kBackendFields>("backend"),
+    value<&Report::profile>("profile"),
+    group<kPolicyFields>("policy", kRequired),
+    value<&Report::frequencies_hz>("frequencies_hz"),
+    value<&Report::binding>("binding"),
+    value<&Report::workers_requested>("workers_requested"),
+    value<&Report::wall_s>("wall_s", kRequired),
+    nested<&Report::energy, kEnergyFields>("energy"),
+    list<&Report::workers, kWorkerFields>("workers"),
+    list<&Report::domains, kDomainFields>("domains"),
+    list<&Report::throttle_events, kThrottleFields>("throttle_events"),
+    list<&Report::migrations, kMigrationFields>("migrations"),
+    value<&Report::dropped_events>("dropped_events"),
+    value<&Report::tool_errors>("tool_errors"),
+    value<&Report::notes>("notes"),
+    value<&Report::external>("external"),
+    value<&Report::exit_status>("exit_status"),
+};
+static_assert(std::string_view(kReportFields[0].name) == "schema_version");
+
+// The text as a JSON object, or nullopt with `error` set.
+std::optional<json> parse_report_object(std::string_view text, std::string& error) {
+  json j;
+  try {
+    j = json::parse(text.begin(), text.end());
+  } catch (const json::exception& e) {
+    error = json_syntax_error(text, e);
+    return std::nullopt;
+  }
+  if (!j.is_object()) {
+    error = "offset 0: a report is a JSON object";
+    return std::nullopt;
+  }
+  return j;
+}
+
 }  // namespace
 
 void fill_from_engine(Report& r, const Engine& engine) {
@@ -137,245 +419,27 @@ void fill_from_engine(Report& r, const Engine& engine) {
 }
 
 std::string to_json(const Report& r, bool pretty) {
-  json j;
-  j["schema_version"] = r.schema_version;
-  j["tool"] = {{"name", "rubato"}, {"version", r.tool_version}};
-  j["host"] = r.host;
-  if (r.rank) j["rank"] = *r.rank;
-  j["pid"] = r.pid;
-  j["started_at"] = r.started_at;
-  j["command"] = r.command;
-  if (!r.ended.empty()) j["ended"] = r.ended;
-  if (!r.workload.empty()) j["workload"] = r.workload;
-  if (r.trial) j["trial"] = *r.trial;
-  j["runtime"] = r.runtime;
-  j["frontend"] = r.frontend;
-  j["steals_observed"] = r.steals_observed;
-  j["backend"] = {{"name", r.backend}, {"note", r.backend_note}};
-  j["profile"] = r.profile;
-  j["policy"] = {{"name", r.policy}, {"parameters", r.parameters}};
-  j["frequencies_hz"] = r.frequencies_hz;
-  j["binding"] = r.binding;
-  j["workers_requested"] = r.workers_requested;
-  j["wall_s"] = r.wall_s;
-  j["energy"] = energy_json(r.energy);
-  json workers = json::array();
-  for (const auto& w : r.workers) {
-    workers.push_back({{"id", w.id},
-                       {"core", w.core},
-                       {"domain", w.domain},
-                       {"tasks_completed", w.tasks_completed},
-                       {"segments", w.segments},
-                       {"pushes", w.pushes},
-                       {"pops", w.pops},
-                       {"steals", w.steals},
-                       {"stolen_from", w.stolen_from},
-                       {"idles", w.idles},
-                       {"max_depth", w.max_depth},
-                       {"mean_depth", w.mean_depth},
-                       {"busy_s_at_level", w.busy_s_at_level},
-                       {"busy_s", w.busy_s},
-                       {"alive_s", w.alive_s},
-                       {"level_changes", w.level_changes},
-                       {"emulated_delay_s", w.emulated_delay_s},
-                       {"throttled_s", w.throttled_s},
-                       {"wait_s", w.wait_s},
-                       {"wait_slowed_s", w.wait_slowed_s},
-                       {"slowed_wakeups", w.slowed_wakeups},
-                       {"raise_delay_s", w.raise_delay_s},
-                       {"guard_holds", w.guard_holds}});
-  }
-  j["workers"] = std::move(workers);
-  json domains = json::array();
-  for (const auto& d : r.domains) {
-    domains.push_back({{"id", d.id},
-                       {"workers", d.workers},
-                       {"cpus", d.cpus},
-                       {"transitions", d.transitions},
-                       {"applied_transitions", d.applied_transitions},
-                       {"conflicts", d.conflicts}});
-  }
-  j["domains"] = std::move(domains);
-  json throttles = json::array();
-  for (const auto& t : r.throttle_events)
-    throttles.push_back({{"t_s", t.t_s}, {"worker", t.worker}, {"parked", t.parked}, {"reason", t.reason}});
-  j["throttle_events"] = std::move(throttles);
-  json migrations = json::array();
-  for (const auto& m : r.migrations)
-    migrations.push_back(
-        {{"t_s", m.t_s}, {"worker", m.worker}, {"from_cpu", m.from_cpu}, {"to_cpu", m.to_cpu}, {"reason", m.reason}});
-  j["migrations"] = std::move(migrations);
-  j["dropped_events"] = r.dropped_events;
-  j["tool_errors"] = r.tool_errors;
-  j["notes"] = r.notes;
-  j["external"] = r.external;
-  j["exit_status"] = r.exit_status;
+  json j = json::object();
+  write_fields(j, kReportFields, r);
   // Replace invalid UTF-8 (a command line may hold anything) instead of throwing.
   return j.dump(pretty ? 2 : -1, ' ', false, json::error_handler_t::replace);
 }
 
 std::optional<Report> report_from_json(std::string_view text, std::string& error) {
   error.clear();
-  json j;
-  try {
-    j = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    error = json_syntax_error(text, e.what(), e.byte);
-    return std::nullopt;
-  } catch (const json::exception& e) {  // a number too large for a double (found by fuzzing)
-    error = json_syntax_error(text, e.what(), std::nullopt);
-    return std::nullopt;
-  }
-  if (!j.is_object()) {
-    error = "offset 0: a report is a JSON object";
-    return std::nullopt;
-  }
+  const std::optional<json> j = parse_report_object(text, error);
+  if (!j) return std::nullopt;
+  const std::span<const Field<Report>> fields(kReportFields);
   Report r;
   Reader rd(error, text);
-  rd.get(j, "schema_version", r.schema_version, "", true);
+  read_fields(rd, *j, fields.first(1), r, "");
   if (rd.ok() && r.schema_version != kReportSchemaVersion) {
     error = "offset " + std::to_string(text.find("\"schema_version\"")) + ": schema_version " +
             std::to_string(r.schema_version) + " is not supported (this rubato reads " +
             std::to_string(kReportSchemaVersion) + ")";
     return std::nullopt;
   }
-  if (const json* tool = rd.object(j, "tool", "")) rd.get(*tool, "version", r.tool_version, "tool.");
-  rd.get(j, "host", r.host, "");
-  if (j.contains("rank")) {
-    int rank = 0;
-    rd.get(j, "rank", rank, "");
-    r.rank = rank;
-  }
-  rd.get(j, "pid", r.pid, "");
-  rd.get(j, "started_at", r.started_at, "");
-  rd.get(j, "command", r.command, "");
-  rd.get(j, "ended", r.ended, "");  // optional: absent from older reports
-  rd.get(j, "workload", r.workload, "");
-  if (j.contains("trial")) {
-    int trial = 0;
-    rd.get(j, "trial", trial, "");
-    if (rd.ok() && trial < 0) rd.fail("trial", "must not be negative");
-    r.trial = trial;
-  }
-  rd.get(j, "runtime", r.runtime, "");
-  rd.get(j, "frontend", r.frontend, "");
-  rd.get(j, "steals_observed", r.steals_observed, "");
-  if (const json* b = rd.object(j, "backend", "")) {
-    rd.get(*b, "name", r.backend, "backend.", true);
-    rd.get(*b, "note", r.backend_note, "backend.");
-  }
-  rd.get(j, "profile", r.profile, "");
-  if (const json* p = rd.object(j, "policy", "")) {
-    rd.get(*p, "name", r.policy, "policy.", true);
-    rd.get(*p, "parameters", r.parameters, "policy.");
-  } else if (rd.ok()) {
-    rd.fail("policy", "missing");
-  }
-  rd.get(j, "frequencies_hz", r.frequencies_hz, "");
-  rd.get(j, "binding", r.binding, "");
-  rd.get(j, "workers_requested", r.workers_requested, "");
-  rd.get(j, "wall_s", r.wall_s, "", true);
-  if (const json* e = rd.object(j, "energy", "")) {
-    rd.get(*e, "available", r.energy.available, "energy.", true);
-    if (r.energy.available) {
-      rd.get(*e, "joules", r.energy.joules, "energy.", true);
-      rd.get(*e, "source", r.energy.source, "energy.", true);
-      if (rd.ok() && r.energy.source.empty()) rd.fail("energy.source", "an energy figure must name its source");
-    } else {
-      rd.get(*e, "why_not", r.energy.why_not, "energy.");
-    }
-  }
-  if (const json* ws = rd.array(j, "workers", "")) {
-    for (std::size_t i = 0; i < ws->size() && rd.ok(); ++i) {
-      const json& wj = (*ws)[i];
-      const std::string path = "workers[" + std::to_string(i) + "].";
-      if (!wj.is_object()) {
-        rd.fail(path.substr(0, path.size() - 1), "expected an object");
-        break;
-      }
-      WorkerReport w;
-      rd.get(wj, "id", w.id, path, true);
-      rd.get(wj, "core", w.core, path);
-      rd.get(wj, "domain", w.domain, path);
-      rd.get(wj, "tasks_completed", w.tasks_completed, path);
-      rd.get(wj, "segments", w.segments, path);
-      rd.get(wj, "pushes", w.pushes, path);
-      rd.get(wj, "pops", w.pops, path);
-      rd.get(wj, "steals", w.steals, path);
-      rd.get(wj, "stolen_from", w.stolen_from, path);
-      rd.get(wj, "idles", w.idles, path);
-      rd.get(wj, "max_depth", w.max_depth, path);
-      rd.get(wj, "mean_depth", w.mean_depth, path);
-      rd.get(wj, "busy_s_at_level", w.busy_s_at_level, path);
-      rd.get(wj, "busy_s", w.busy_s, path);
-      rd.get(wj, "alive_s", w.alive_s, path);
-      rd.get(wj, "level_changes", w.level_changes, path);
-      rd.get(wj, "emulated_delay_s", w.emulated_delay_s, path);
-      rd.get(wj, "throttled_s", w.throttled_s, path);
-      rd.get(wj, "wait_s", w.wait_s, path);
-      rd.get(wj, "wait_slowed_s", w.wait_slowed_s, path);
-      rd.get(wj, "slowed_wakeups", w.slowed_wakeups, path);
-      rd.get(wj, "raise_delay_s", w.raise_delay_s, path);
-      rd.get(wj, "guard_holds", w.guard_holds, path);
-      r.workers.push_back(std::move(w));
-    }
-  }
-  if (const json* ds = rd.array(j, "domains", "")) {
-    for (std::size_t i = 0; i < ds->size() && rd.ok(); ++i) {
-      const json& dj = (*ds)[i];
-      const std::string path = "domains[" + std::to_string(i) + "].";
-      if (!dj.is_object()) {
-        rd.fail(path.substr(0, path.size() - 1), "expected an object");
-        break;
-      }
-      DomainReport d;
-      rd.get(dj, "id", d.id, path, true);
-      rd.get(dj, "workers", d.workers, path);
-      rd.get(dj, "cpus", d.cpus, path);
-      rd.get(dj, "transitions", d.transitions, path);
-      rd.get(dj, "applied_transitions", d.applied_transitions, path);
-      rd.get(dj, "conflicts", d.conflicts, path);
-      r.domains.push_back(std::move(d));
-    }
-  }
-  if (const json* ts = rd.array(j, "throttle_events", "")) {
-    for (std::size_t i = 0; i < ts->size() && rd.ok(); ++i) {
-      const json& tj = (*ts)[i];
-      const std::string path = "throttle_events[" + std::to_string(i) + "].";
-      if (!tj.is_object()) {
-        rd.fail(path.substr(0, path.size() - 1), "expected an object");
-        break;
-      }
-      ThrottleEvent t;
-      rd.get(tj, "t_s", t.t_s, path);
-      rd.get(tj, "worker", t.worker, path);
-      rd.get(tj, "parked", t.parked, path);
-      rd.get(tj, "reason", t.reason, path);
-      r.throttle_events.push_back(std::move(t));
-    }
-  }
-  if (const json* ms = rd.array(j, "migrations", "")) {
-    for (std::size_t i = 0; i < ms->size() && rd.ok(); ++i) {
-      const json& mj = (*ms)[i];
-      const std::string path = "migrations[" + std::to_string(i) + "].";
-      if (!mj.is_object()) {
-        rd.fail(path.substr(0, path.size() - 1), "expected an object");
-        break;
-      }
-      MigrationEvent m;
-      rd.get(mj, "t_s", m.t_s, path);
-      rd.get(mj, "worker", m.worker, path);
-      rd.get(mj, "from_cpu", m.from_cpu, path);
-      rd.get(mj, "to_cpu", m.to_cpu, path);
-      rd.get(mj, "reason", m.reason, path);
-      r.migrations.push_back(std::move(m));
-    }
-  }
-  rd.get(j, "dropped_events", r.dropped_events, "");
-  rd.get(j, "tool_errors", r.tool_errors, "");
-  rd.get(j, "notes", r.notes, "");
-  rd.get(j, "external", r.external, "");
-  rd.get(j, "exit_status", r.exit_status, "");
+  read_fields(rd, *j, fields.subspan(1), r, "");
   if (!rd.ok()) return std::nullopt;
   return r;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <exception>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,5 +14,9 @@ namespace rubato {
 // large for a double, found by fuzzing) only quote the offending text: the
 // offset is then where that text first appears in `text` (0 if nowhere).
 std::string json_syntax_error(std::string_view text, std::string_view what, std::optional<std::size_t> byte);
+
+// The same for what nlohmann's parser threw (any json::exception; a
+// json::parse_error gives its offset): one catch after json::parse.
+std::string json_syntax_error(std::string_view text, const std::exception& parser_error);
 
 }  // namespace rubato

@@ -1,6 +1,7 @@
 // Where the engine's decisions go. Implemented by power/ back-ends (sysfs,
 // likwid, emulator, dry-run) and by the simulator; the engine does not know
-// which (DESIGN.md: front-ends translate, backends actuate, the engine decides).
+// which (docs/design.md "Data flow": front-ends translate, back-ends actuate, the
+// engine decides).
 #pragma once
 
 #include <cstdint>
