@@ -59,9 +59,19 @@ int workers_of(const Report& r) {
   return r.workers_requested > 0 ? r.workers_requested : static_cast<int>(r.workers.size());
 }
 
-std::vector<RunRecord> load_run_records(const std::vector<std::string>& paths) {
-  std::set<std::string> report_files;
-  std::set<std::string> index_files;
+namespace {
+
+struct FoundFiles {
+  std::set<std::string> reports;
+  std::set<std::string> indexes;
+};
+
+// The reports (*.json) and run indexes named by `paths` or found under them.
+FoundFiles find_files(const std::vector<std::string>& paths) {
+  FoundFiles found;
+  auto add = [&](const fs::path& p) {
+    (p.filename() == kIndexFileName ? found.indexes : found.reports).insert(canonical_path(p));
+  };
   for (const std::string& p : paths) {
     std::error_code ec;
     if (fs::is_directory(p, ec)) {
@@ -69,32 +79,39 @@ std::vector<RunRecord> load_run_records(const std::vector<std::string>& paths) {
            it != fs::recursive_directory_iterator(); it.increment(ec)) {
         if (ec) break;
         if (!it->is_regular_file(ec) || it->path().extension() != ".json") continue;
-        (it->path().filename() == kIndexFileName ? index_files : report_files).insert(canonical_path(it->path()));
+        add(it->path());
       }
     } else if (fs::is_regular_file(p, ec)) {
-      (fs::path(p).filename() == kIndexFileName ? index_files : report_files).insert(canonical_path(p));
+      add(p);
     } else {
       throw std::runtime_error(p + ": no such file or directory");
     }
   }
-  if (report_files.empty() && index_files.empty())
+  if (found.reports.empty() && found.indexes.empty())
     throw std::runtime_error("no reports (*.json) found under " +
                              (paths.empty() ? std::string("(nothing)") : paths.front()));
+  return found;
+}
 
-  std::vector<RunRecord> records;
-  // Indexes first: they name the runs, including those that left no report.
-  std::map<std::string, RunIndex> indexes;
-  std::map<std::string, IndexedRun> by_report;
+RunRecord unreadable_record(const std::string& file, const std::string& error) {
+  RunRecord bad;
+  bad.file = file;
+  bad.error = file + ": " + error;
+  bad.unreadable = true;
+  return bad;
+}
+
+// Reads the run indexes: each run they list is tied to its reports (added to
+// `reports`), or recorded as failed when it left none.
+void read_indexes(const std::set<std::string>& index_files, std::map<std::string, RunIndex>& indexes,
+                  std::map<std::string, IndexedRun>& by_report, std::set<std::string>& reports,
+                  std::vector<RunRecord>& records) {
   for (const std::string& file : index_files) {
     std::string text, error;
     std::optional<RunIndex> index;
     if (read_text(file, text, error)) index = index_from_json(text, error);
     if (!index) {
-      RunRecord bad;
-      bad.file = file;
-      bad.error = file + ": " + error;
-      bad.unreadable = true;
-      records.push_back(std::move(bad));
+      records.push_back(unreadable_record(file, error));
       continue;
     }
     const RunIndex& stored = indexes.emplace(file, std::move(*index)).first->second;
@@ -108,7 +125,7 @@ std::vector<RunRecord> load_run_records(const std::vector<std::string>& paths) {
         std::error_code ec;
         if (fs::exists(abs, ec)) {
           any_present = true;
-          report_files.insert(abs);
+          reports.insert(abs);
         }
       }
       if (any_present) continue;
@@ -122,36 +139,48 @@ std::vector<RunRecord> load_run_records(const std::vector<std::string>& paths) {
       records.push_back(std::move(stub));
     }
   }
+}
 
-  for (const std::string& file : report_files) {
-    RunRecord rec;
-    rec.file = file;
-    std::string text, error;
-    if (read_text(file, text, error)) rec.report = report_from_json(text, error);
-    if (rec.report) {
-      const Report& r = *rec.report;
-      rec.workload = workload_of(r);
-      rec.policy = r.policy;
-      rec.workers = workers_of(r);
-      rec.trial = r.trial;
-      rec.rank = r.rank;
-      rec.host = r.host;
-      rec.started_at = r.started_at;
-      rec.exit_status = r.exit_status;
-    } else {
-      rec.error = file + ": " + error;
-      rec.unreadable = true;
-    }
-    if (const auto at = by_report.find(file); at != by_report.end()) {
-      const std::string workload = rec.workload;
-      apply_index(rec, at->second);
-      if (rec.report && rec.report->trial) rec.trial = rec.report->trial;
-      if (rec.workload.empty()) rec.workload = workload;
-    }
-    if (rec.report && rec.exit_status != 0 && rec.error.empty())
-      rec.error = "exit status " + std::to_string(rec.exit_status);
-    records.push_back(std::move(rec));
+// One report file: what it says, completed by its run index when one lists it.
+RunRecord read_report(const std::string& file, const std::map<std::string, IndexedRun>& by_report) {
+  RunRecord rec;
+  rec.file = file;
+  std::string text, error;
+  if (read_text(file, text, error)) rec.report = report_from_json(text, error);
+  if (rec.report) {
+    const Report& r = *rec.report;
+    rec.workload = workload_of(r);
+    rec.policy = r.policy;
+    rec.workers = workers_of(r);
+    rec.trial = r.trial;
+    rec.rank = r.rank;
+    rec.host = r.host;
+    rec.started_at = r.started_at;
+    rec.exit_status = r.exit_status;
+  } else {
+    rec = unreadable_record(file, error);
   }
+  if (const auto at = by_report.find(file); at != by_report.end()) {
+    const std::string workload = rec.workload;
+    apply_index(rec, at->second);
+    if (rec.report && rec.report->trial) rec.trial = rec.report->trial;
+    if (rec.workload.empty()) rec.workload = workload;
+  }
+  if (rec.report && rec.exit_status != 0 && rec.error.empty())
+    rec.error = "exit status " + std::to_string(rec.exit_status);
+  return rec;
+}
+
+}  // namespace
+
+std::vector<RunRecord> load_run_records(const std::vector<std::string>& paths) {
+  FoundFiles found = find_files(paths);
+  std::vector<RunRecord> records;
+  // Indexes first: they name the runs, including those that left no report.
+  std::map<std::string, RunIndex> indexes;
+  std::map<std::string, IndexedRun> by_report;
+  read_indexes(found.indexes, indexes, by_report, found.reports, records);
+  for (const std::string& file : found.reports) records.push_back(read_report(file, by_report));
   return records;
 }
 

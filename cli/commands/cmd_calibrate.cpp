@@ -135,6 +135,69 @@ int calibrate_machine(const CalibrateOptions& o) {
   return 0;
 }
 
+// One run of the program with every measured CPU at `f`; false (and `error`) when it failed.
+bool timed_run(const CalibrateOptions& o, CalibrationFrequency& freq, double f, double& seconds, std::string& error) {
+  if (!freq.set(f)) {
+    error = "setting " + std::to_string(std::lround(f / 1e6)) + " MHz failed";
+    return false;
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const ChildResult c = run_child(o.program, {}, "/dev/null", "/dev/null", o.timeout_s);
+  if (!c.started || c.exit_status != 0 || c.timed_out || c.interrupted) {
+    error = !c.started      ? c.error
+            : c.interrupted ? std::string("interrupted")
+            : c.timed_out   ? std::string("the program timed out")
+                            : "the program failed (exit status " + std::to_string(c.exit_status) + ")";
+    return false;
+  }
+  seconds = c.elapsed_s;
+  return true;
+}
+
+struct BetaPairs {
+  std::vector<double> t_fast, t_slow, betas;
+};
+
+// One warm-up run, then --runs pairs at `fast` and `slow`, the order alternating.
+bool measure_pairs(const CalibrateOptions& o, CalibrationFrequency& freq, double fast, double slow, BetaPairs& pairs,
+                   std::string& error) {
+  double ignored = 0;
+  if (!timed_run(o, freq, fast, ignored, error)) return false;
+  for (int i = 0; i < o.runs; ++i) {
+    double tf = 0, ts = 0;
+    const bool ok = (i % 2 == 0) ? timed_run(o, freq, fast, tf, error) && timed_run(o, freq, slow, ts, error)
+                                 : timed_run(o, freq, slow, ts, error) && timed_run(o, freq, fast, tf, error);
+    if (!ok) return false;
+    pairs.t_fast.push_back(tf);
+    pairs.t_slow.push_back(ts);
+    pairs.betas.push_back((ts / tf - 1) / (fast / slow - 1));
+  }
+  return true;
+}
+
+void write_beta_json(const CalibrateOptions& o, double fast, double slow, const Summary& b, const BetaPairs& pairs) {
+  nlohmann::json j;
+  j["program"] = o.program;
+  j["host"] = calibration_host();
+  j["date"] = calibration_date();
+  j["method"] =
+      "rubato calibrate --beta: beta = (T_slow / T_fast - 1) / (f_fast / f_slow - 1) per pair of runs "
+      "(interleaved, order alternating, one warm-up run not counted); mean and 95% Student-t interval "
+      "over the pairs";
+  j["f_fast_hz"] = fast;
+  j["f_slow_hz"] = slow;
+  j["runs"] = o.runs;
+  j["beta"] = b.mean;
+  j["ci95"] = b.ci95;
+  j["ci95_low"] = b.mean - b.ci95;
+  j["ci95_high"] = b.mean + b.ci95;
+  j["beta_per_pair"] = pairs.betas;
+  j["t_fast_s"] = pairs.t_fast;
+  j["t_slow_s"] = pairs.t_slow;
+  write_or_throw(o.out, j.dump(2) + "\n");
+  std::printf("wrote %s\n", o.out.c_str());
+}
+
 int measure_beta(const CalibrateOptions& o) {
   std::string error;
   if (!calibration_possible(o.measure, error, /*need_rapl=*/false)) {
@@ -160,38 +223,12 @@ int measure_beta(const CalibrateOptions& o) {
     std::fprintf(stderr, "rubato calibrate: %s\n", error.c_str());
     return 1;
   }
-  auto run_at = [&](double f, double& seconds) {
-    if (!freq.set(f)) {
-      error = "setting " + std::to_string(std::lround(f / 1e6)) + " MHz failed";
-      return false;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    const ChildResult c = run_child(o.program, {}, "/dev/null", "/dev/null", o.timeout_s);
-    if (!c.started || c.exit_status != 0 || c.timed_out || c.interrupted) {
-      error = !c.started      ? c.error
-              : c.interrupted ? std::string("interrupted")
-              : c.timed_out   ? std::string("the program timed out")
-                              : "the program failed (exit status " + std::to_string(c.exit_status) + ")";
-      return false;
-    }
-    seconds = c.elapsed_s;
-    return true;
-  };
   std::fprintf(stderr,
                "rubato calibrate: beta of %s: 1 warm-up run, then %d pairs at %.0f and %.0f MHz, interleaved "
                "(the order alternates)\n",
                o.program.front().c_str(), o.runs, fast / 1e6, slow / 1e6);
-  std::vector<double> t_fast, t_slow, betas;
-  double ignored = 0;
-  bool ok = run_at(fast, ignored);
-  for (int i = 0; ok && i < o.runs; ++i) {
-    double tf = 0, ts = 0;
-    ok = (i % 2 == 0) ? run_at(fast, tf) && run_at(slow, ts) : run_at(slow, ts) && run_at(fast, tf);
-    if (!ok) break;
-    t_fast.push_back(tf);
-    t_slow.push_back(ts);
-    betas.push_back((ts / tf - 1) / (fast / slow - 1));
-  }
+  BetaPairs pairs;
+  const bool ok = measure_pairs(o, freq, fast, slow, pairs, error);
   const RestoreOutcome restored = freq.end();
   for (const auto& f : restored.failed) std::fprintf(stderr, "rubato calibrate: restore failed: %s\n", f.c_str());
   if (!ok) {
@@ -200,34 +237,13 @@ int measure_beta(const CalibrateOptions& o) {
   }
   // The interval over the per-pair ratios (Student t): each pair ran
   // back to back, so slow drifts of the machine cancel within a pair.
-  const Summary b = summarize(betas), f = summarize(t_fast), s = summarize(t_slow);
+  const Summary b = summarize(pairs.betas), f = summarize(pairs.t_fast), s = summarize(pairs.t_slow);
   std::printf(
       "beta %.4f  95%% CI [%.4f, %.4f]  (%d pairs; T_fast %.4f s ± %.4f, T_slow %.4f s ± %.4f; f %.0f / %.0f MHz)\n",
       b.mean, b.mean - b.ci95, b.mean + b.ci95, o.runs, f.mean, f.ci95, s.mean, s.ci95, fast / 1e6, slow / 1e6);
   const double use = std::clamp(b.mean, 0.0, 1.0);
   std::printf("use it: RUBATO_BETA=%.3f RUBATO_POLICY=eco (RUBATO_BETA takes 0..1)\n", use);
-  if (!o.out.empty()) {
-    nlohmann::json j;
-    j["program"] = o.program;
-    j["host"] = calibration_host();
-    j["date"] = calibration_date();
-    j["method"] =
-        "rubato calibrate --beta: beta = (T_slow / T_fast - 1) / (f_fast / f_slow - 1) per pair of runs "
-        "(interleaved, order alternating, one warm-up run not counted); mean and 95% Student-t interval "
-        "over the pairs";
-    j["f_fast_hz"] = fast;
-    j["f_slow_hz"] = slow;
-    j["runs"] = o.runs;
-    j["beta"] = b.mean;
-    j["ci95"] = b.ci95;
-    j["ci95_low"] = b.mean - b.ci95;
-    j["ci95_high"] = b.mean + b.ci95;
-    j["beta_per_pair"] = betas;
-    j["t_fast_s"] = t_fast;
-    j["t_slow_s"] = t_slow;
-    write_or_throw(o.out, j.dump(2) + "\n");
-    std::printf("wrote %s\n", o.out.c_str());
-  }
+  if (!o.out.empty()) write_beta_json(o, fast, slow, b, pairs);
   return restored.ok() ? 0 : 1;
 }
 

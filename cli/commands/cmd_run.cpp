@@ -239,27 +239,19 @@ std::string experiment_backend(const std::string& requested) {
   return "emulated";
 }
 
-}  // namespace
-
-int run_run(const std::vector<std::string>& argv) {
-  const RunOptions o = setup(argv);
-  if (!o.likwid_group.empty()) {
-    const LikwidProbe probe = probe_likwid(o.likwid_command, o.likwid_group);
-    if (!probe.usable) {
-      std::fprintf(stderr, "rubato run: --likwid %s cannot work here: %s\n", o.likwid_group.c_str(), probe.why.c_str());
-      return 1;
-    }
-  }
-  const ToolSetup tool{locate_tool(o), experiment_backend(o.backend), o.profile};
-
+// The --out directory, new: a directory that already holds a run is refused.
+fs::path make_out_dir(const RunOptions& o) {
   const fs::path out = fs::absolute(o.out);
-  const fs::path index_path = out / kIndexFileName;
   std::error_code ec;
-  if (fs::exists(index_path, ec))
+  if (fs::exists(out / kIndexFileName, ec))
     throw UsageError("--out " + o.out + " already holds a run (" + std::string(kIndexFileName) + "); choose another");
   fs::create_directories(out, ec);
   if (ec) throw std::runtime_error("cannot create " + out.string() + ": " + ec.message());
+  return out;
+}
 
+// The index before any run: what is run, how, and with which tool.
+RunIndex start_index(const RunOptions& o, const ToolSetup& tool) {
   RunIndex index;
   index.workload = command_line(o.program);
   index.command = o.program;
@@ -284,6 +276,87 @@ int run_run(const std::vector<std::string>& argv) {
                    "variables are only set in its environment; pass --launcher-kind if the ranks do not get them\n",
                    o.launcher->argv.front().c_str());
   }
+  return index;
+}
+
+struct TrialOutcome {
+  ChildResult result;
+  Harvest harvest;
+  RunEntry entry;
+};
+
+// One planned run: started (a --mix, or one program, launched or not, under
+// likwid or not), its reports harvested, its errors listed in its index entry.
+TrialOutcome run_trial(const RunOptions& o, const ToolSetup& tool, const fs::path& out, const std::string& workload,
+                       const RunSpec& run) {
+  const std::string dir = run_directory(run);
+  std::error_code ec;
+  fs::create_directories(out / dir, ec);
+  std::vector<std::string> command = substitute_workers(o.program, run.workers);
+  RunLabel label{run, workload, command_line(command), 0, ""};
+  if (o.launcher) {
+    label.launched = true;
+    label.expected_ranks = o.launcher->ranks.value_or(0);
+  }
+  if (!o.likwid_group.empty()) {
+    label.likwid_csv = (out / dir / "likwid.csv").string();
+    command = likwid_wrap(o.likwid_command, o.likwid_group, run.workers, label.likwid_csv, command);
+  }
+  const ChildResult r =
+      !o.mix.empty()
+          ? run_mix_trial(o, run, (out / dir).string())
+          : launch_trial(o, command,
+                         run_environment(run, tool, report_pattern((out / dir).string(), o.launcher.has_value())),
+                         (out / dir).string());
+  label.exit_status = r.started ? r.exit_status : 127;
+  Harvest h = harvest_run(out.string(), dir, label);
+  RunEntry entry{run.trial, run.policy, run.workers, dir, h.reports, label.exit_status, r.elapsed_s, ""};
+  auto add_error = [&](const std::string& e) { entry.error += (entry.error.empty() ? "" : "; ") + e; };
+  if (!r.started) add_error(r.error);
+  if (r.timed_out) add_error("timed out after " + format_duration(o.timeout_s));
+  if (r.interrupted) add_error("interrupted");
+  if (r.started && r.exit_status != 0) add_error("exit status " + std::to_string(r.exit_status));
+  if (!h.error.empty()) add_error(h.error);
+  return {r, std::move(h), std::move(entry)};
+}
+
+// The comparison of all runs on stdout, then where the results are and how
+// the runs went; returns the exit status.
+int finish(const RunOptions& o, const fs::path& out, std::size_t planned, std::size_t done, std::size_t failed,
+           bool interrupted) {
+  const Comparison c = compare_runs(load_run_records({out.string()}), {o.skip, "baseline"});
+  for (const auto& line : c.refused) std::fprintf(stderr, "rubato run: %s\n", line.c_str());
+  if (c.refused.empty())
+    std::fputs((o.json ? comparison_json(c) : o.csv ? comparison_csv(c) : comparison_text(c)).c_str(), stdout);
+  std::fflush(stdout);
+  std::fprintf(stderr, "rubato run: results in %s (rubato compare %s; rubato report %s -o %s/report)\n",
+               out.string().c_str(), out.string().c_str(), out.string().c_str(), out.string().c_str());
+  if (interrupted) {
+    std::fprintf(stderr, "rubato run: interrupted after %zu of %zu runs\n", done, planned);
+    return 130;
+  }
+  if (failed) {
+    std::fprintf(stderr, "rubato run: %zu of %zu runs failed (kept, listed, not averaged)\n", failed, planned);
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int run_run(const std::vector<std::string>& argv) {
+  const RunOptions o = setup(argv);
+  if (!o.likwid_group.empty()) {
+    const LikwidProbe probe = probe_likwid(o.likwid_command, o.likwid_group);
+    if (!probe.usable) {
+      std::fprintf(stderr, "rubato run: --likwid %s cannot work here: %s\n", o.likwid_group.c_str(), probe.why.c_str());
+      return 1;
+    }
+  }
+  const ToolSetup tool{locate_tool(o), experiment_backend(o.backend), o.profile};
+  const fs::path out = make_out_dir(o);
+  const fs::path index_path = out / kIndexFileName;
+  RunIndex index = start_index(o, tool);
   if (!write_index(index_path, index)) throw std::runtime_error("cannot write " + index_path.string());
 
   const std::vector<RunSpec> plan = interleaved_plan(o.policies, o.workers, o.trials);
@@ -296,60 +369,18 @@ int run_run(const std::vector<std::string>& argv) {
   bool interrupted = false;
   for (std::size_t i = 0; i < plan.size() && !interrupted; ++i) {
     const RunSpec& run = plan[i];
-    const std::string dir = run_directory(run);
-    fs::create_directories(out / dir, ec);
-    std::vector<std::string> command = substitute_workers(o.program, run.workers);
-    RunLabel label{run, index.workload, command_line(command), 0, ""};
-    if (o.launcher) {
-      label.launched = true;
-      label.expected_ranks = o.launcher->ranks.value_or(0);
-    }
-    if (!o.likwid_group.empty()) {
-      label.likwid_csv = (out / dir / "likwid.csv").string();
-      command = likwid_wrap(o.likwid_command, o.likwid_group, run.workers, label.likwid_csv, command);
-    }
     progress.starting(i, run);
-    const ChildResult r =
-        !o.mix.empty()
-            ? run_mix_trial(o, run, (out / dir).string())
-            : launch_trial(o, command,
-                           run_environment(run, tool, report_pattern((out / dir).string(), o.launcher.has_value())),
-                           (out / dir).string());
-    interrupted = r.interrupted;
-    label.exit_status = r.started ? r.exit_status : 127;
-    Harvest h = harvest_run(out.string(), dir, label);
-    RunEntry entry{run.trial, run.policy, run.workers, dir, h.reports, label.exit_status, r.elapsed_s, ""};
-    auto add_error = [&](const std::string& e) { entry.error += (entry.error.empty() ? "" : "; ") + e; };
-    if (!r.started) add_error(r.error);
-    if (r.timed_out) add_error("timed out after " + format_duration(o.timeout_s));
-    if (interrupted) add_error("interrupted");
-    if (r.started && r.exit_status != 0) add_error("exit status " + std::to_string(r.exit_status));
-    if (!h.error.empty()) add_error(h.error);
-    const bool ok = entry.error.empty();
+    const TrialOutcome t = run_trial(o, tool, out, index.workload, run);
+    interrupted = t.result.interrupted;
+    const bool ok = t.entry.error.empty();
     failed += ok ? 0 : 1;
-    index.runs.push_back(entry);
+    index.runs.push_back(t.entry);
     if (!write_index(index_path, index)) throw std::runtime_error("cannot write " + index_path.string());
-    for (const auto& w : h.warnings) std::fprintf(stderr, "rubato run: %s\n", w.c_str());
-    progress.finished(i, run, r.elapsed_s, outcome_text(r, h, entry, out / dir), !ok);
+    for (const auto& w : t.harvest.warnings) std::fprintf(stderr, "rubato run: %s\n", w.c_str());
+    progress.finished(i, run, t.result.elapsed_s, outcome_text(t.result, t.harvest, t.entry, out / t.entry.dir), !ok);
   }
   progress.close();
-
-  const Comparison c = compare_runs(load_run_records({out.string()}), {o.skip, "baseline"});
-  for (const auto& line : c.refused) std::fprintf(stderr, "rubato run: %s\n", line.c_str());
-  if (c.refused.empty())
-    std::fputs((o.json ? comparison_json(c) : o.csv ? comparison_csv(c) : comparison_text(c)).c_str(), stdout);
-  std::fflush(stdout);
-  std::fprintf(stderr, "rubato run: results in %s (rubato compare %s; rubato report %s -o %s/report)\n",
-               out.string().c_str(), out.string().c_str(), out.string().c_str(), out.string().c_str());
-  if (interrupted) {
-    std::fprintf(stderr, "rubato run: interrupted after %zu of %zu runs\n", index.runs.size(), plan.size());
-    return 130;
-  }
-  if (failed) {
-    std::fprintf(stderr, "rubato run: %zu of %zu runs failed (kept, listed, not averaged)\n", failed, plan.size());
-    return 1;
-  }
-  return 0;
+  return finish(o, out, plan.size(), index.runs.size(), failed, interrupted);
 }
 
 }  // namespace rubato::cli

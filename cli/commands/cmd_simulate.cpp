@@ -97,7 +97,7 @@ struct SimulateOptions {
   double steal_cost_s = 1e-6;
   double min_dwell_s = 0;
   double uncore_hz = 0;       // --uncore: pinned uncore frequency, charged at the profile's uncore_power
-  double slack_dwell_s = -1;  // --slack-dwell; <0: the profile's default (power/slack_setup.hpp)
+  double slack_dwell_s = -1;  // --slack-dwell; <0: the profile's default (rubato/power/session/slack_setup.hpp)
   int thresholds = 2;
   std::uint32_t profile_window = 16;
   double sample_interval_s = 1e-4;
@@ -135,12 +135,8 @@ void time_option(const Args& a, const std::string& name, double lo, const std::s
   extra_args += " --" + name + " " + *text;
 }
 
-SimulateOptions setup(const std::vector<std::string>& argv) {
-  Args a(argv, simulate_spec());
-  if (!a.positionals().empty()) throw UsageError("unexpected argument '" + a.positionals().front() + "'");
-  SimulateOptions o;
-  o.quiet = a.flag("quiet");
-
+// --profile, adjusted by --cores and --beta.
+void read_profile(const Args& a, SimulateOptions& o) {
   const auto profile_name = a.value("profile");
   if (!profile_name) throw UsageError("--profile is required (a name from power/profiles, or a JSON file)");
   std::string error;
@@ -157,7 +153,11 @@ SimulateOptions setup(const std::vector<std::string>& argv) {
     o.notes.push_back("default beta set to " + *beta + " (--beta)");
     o.extra_args += " --beta " + *beta;
   }
+}
 
+// What the sweep compares: --workers, --policy and --freqs.
+void read_sweep(const Args& a, SimulateOptions& o) {
+  std::string error;
   for (const std::string& w : a.list_values("workers"))
     o.workers.push_back(static_cast<std::size_t>(parse_integer("--workers", w, 1, 1 << 16)));
   if (o.workers.empty()) throw UsageError("--workers is required (e.g. --workers 2,4,8,16)");
@@ -187,7 +187,11 @@ SimulateOptions setup(const std::vector<std::string>& argv) {
     o.default_ladder = false;
   }
   if (o.ladders.empty()) o.ladders.push_back(TempoLadder::paper_default(o.profile.frequencies_hz).frequencies_hz());
+}
 
+// --dag or --trace; then trials and where the reports go.
+void read_workload(const Args& a, SimulateOptions& o) {
+  std::string error;
   const auto dag = a.value("dag");
   const auto trace = a.value("trace");
   if (dag.has_value() == trace.has_value()) throw UsageError("give exactly one of --dag SPEC and --trace FILE");
@@ -202,6 +206,10 @@ SimulateOptions setup(const std::vector<std::string>& argv) {
   o.seed = static_cast<std::uint64_t>(parse_integer("--seed", a.value_or("seed", "1"), 0, 1LL << 62));
   o.trials = static_cast<int>(parse_integer("--trials", a.value_or("trials", "1"), 1, 100000));
   o.out = a.value_or("out", "");
+}
+
+// The modelled machine: spawn model, placement, costs and dwell times, uncore.
+void read_machine_options(const Args& a, SimulateOptions& o) {
   if (const auto m = a.value("model")) {
     if (*m == "cilk") o.model = sim::SpawnModel::cilk;
     else if (*m == "omp") o.model = sim::SpawnModel::omp;
@@ -234,6 +242,10 @@ SimulateOptions setup(const std::vector<std::string>& argv) {
                         " gives no uncore_power table; the uncore is charged its constant uncore_w");
     o.extra_args += " --uncore " + *u;
   }
+}
+
+// The engine and the controllers: thresholds, sampling, contention, throttling.
+void read_control_options(const Args& a, SimulateOptions& o) {
   if (const auto k = a.value("thresholds")) {
     o.thresholds = static_cast<int>(parse_integer("--thresholds", *k, 1, kMaxThresholds));
     o.extra_args += " --thresholds " + *k;
@@ -260,6 +272,18 @@ SimulateOptions setup(const std::vector<std::string>& argv) {
                        ": expected preempt (stop at once) or task (at the next task scheduling point)");
     o.extra_args += " --throttle " + *t;
   }
+}
+
+SimulateOptions setup(const std::vector<std::string>& argv) {
+  Args a(argv, simulate_spec());
+  if (!a.positionals().empty()) throw UsageError("unexpected argument '" + a.positionals().front() + "'");
+  SimulateOptions o;
+  o.quiet = a.flag("quiet");
+  read_profile(a, o);
+  read_sweep(a, o);
+  read_workload(a, o);
+  read_machine_options(a, o);
+  read_control_options(a, o);
   if (o.model_given) o.extra_args += std::string(" --model ") + sim::to_string(o.model);
   return o;
 }
@@ -290,45 +314,108 @@ struct Combination {
   int trial = 0;
 };
 
+// The program to simulate (a synthetic DAG or a recorded trace) and how the
+// recorded command names it.
+struct SimInput {
+  sim::Program program;
+  std::string workload_input;
+  std::vector<std::string> notes;
+};
+
+SimInput load_input(const SimulateOptions& o, double f_ref) {
+  SimInput in;
+  if (o.dag) {
+    in.program = sim::build_synthetic(*o.dag, f_ref, o.profile.beta);
+    in.workload_input = "--dag " + quoted(o.dag->text);
+  } else {
+    std::string error;
+    const auto trace = read_trace(o.trace_path, error);
+    if (!trace) throw std::runtime_error("--trace " + o.trace_path + ": " + error);
+    in.program = sim::build_trace_program(*trace, o.profile.beta, in.notes);
+    in.program.description = o.trace_path;
+    in.workload_input = "--trace " + quoted(o.trace_path);
+  }
+  return in;
+}
+
+std::vector<Combination> plan_runs(const SimulateOptions& o) {
+  std::vector<Combination> runs;
+  for (std::size_t l = 0; l < o.ladders.size(); ++l)
+    for (std::size_t w : o.workers)
+      for (const PolicySpec& p : o.policies)
+        for (int t = 0; t < o.trials; ++t) runs.push_back({l, w, p, t});
+  return runs;
+}
+
+// Whether --out is a directory (one report per run), created if need be.
+bool prepare_out(const SimulateOptions& o, std::size_t runs) {
+  if (o.out.empty()) {
+    if (runs > 1) throw UsageError(std::to_string(runs) + " runs: give --out DIR for their reports");
+    return false;
+  }
+  std::error_code ec;
+  const bool to_dir = runs > 1 || o.out.back() == '/' || fs::is_directory(o.out, ec);
+  if (to_dir) {
+    fs::create_directories(o.out, ec);
+    if (ec) throw std::runtime_error("--out " + o.out + ": " + ec.message());
+  }
+  return to_dir;
+}
+
+sim::SimOptions sim_options(const SimulateOptions& o, const Combination& c, const sim::EfsContention& efs_contention) {
+  sim::SimOptions so;
+  so.profile = o.profile;
+  so.workers = c.workers;
+  so.engine.policy = c.policy;
+  so.engine.ladder = TempoLadder(o.ladders[c.ladder]);
+  so.engine.thresholds = o.thresholds;
+  so.engine.profile_window = o.profile_window;
+  so.engine.sample_interval_ns = static_cast<std::uint64_t>(o.sample_interval_s * 1e9);
+  so.model = o.model;
+  so.placement = o.placement;
+  so.seed = o.seed + static_cast<std::uint64_t>(c.trial);
+  so.steal_cost_s = o.steal_cost_s;
+  so.min_dwell_s = o.min_dwell_s;
+  so.uncore_hz = o.uncore_hz;
+  so.engine.slack_dwell_ns =
+      static_cast<std::uint64_t>((o.slack_dwell_s > 0 ? o.slack_dwell_s : slack_dwell_default_s(&o.profile)) * 1e9);
+  if (o.contention) so.contention = &efs_contention;
+  so.control_interval_s = o.control_interval_s;
+  so.throttle = o.throttle;
+  return so;
+}
+
+// Writes one run's report to stdout, the --out file or a file in the --out
+// directory; returns where it went.
+std::string write_report(const SimulateOptions& o, const Combination& c, const std::string& freqs,
+                         const std::string& json, bool to_dir) {
+  if (o.out.empty()) {
+    std::fputs(json.c_str(), stdout);
+    std::fputc('\n', stdout);
+    return "stdout";
+  }
+  fs::path path = o.out;
+  if (to_dir) {
+    std::string name = "sim-" + o.profile.name + "-w" + std::to_string(c.workers) + "-" + c.policy.name();
+    if (o.ladders.size() > 1) name += "-f" + freqs;
+    name += "-t" + std::to_string(c.trial);
+    path = fs::path(o.out) / (file_safe(name) + ".json");
+  }
+  std::ofstream f(path, std::ios::binary);
+  f << json << '\n';
+  if (!f) throw std::runtime_error("cannot write " + path.string());
+  return path.string();
+}
+
 }  // namespace
 
 int run_simulate(const std::vector<std::string>& argv) {
   const SimulateOptions o = setup(argv);
   const double f_ref = o.profile.frequencies_hz.empty() ? 0 : o.profile.frequencies_hz.front();
   if (!(f_ref > 0)) throw std::runtime_error("profile '" + o.profile.name + "' lists no frequencies");
-
-  sim::Program program;
-  std::string workload_input;
-  std::vector<std::string> input_notes;
-  if (o.dag) {
-    program = sim::build_synthetic(*o.dag, f_ref, o.profile.beta);
-    workload_input = "--dag " + quoted(o.dag->text);
-  } else {
-    std::string error;
-    const auto trace = read_trace(o.trace_path, error);
-    if (!trace) throw std::runtime_error("--trace " + o.trace_path + ": " + error);
-    program = sim::build_trace_program(*trace, o.profile.beta, input_notes);
-    program.description = o.trace_path;
-    workload_input = "--trace " + quoted(o.trace_path);
-  }
-
-  std::vector<Combination> runs;
-  for (std::size_t l = 0; l < o.ladders.size(); ++l)
-    for (std::size_t w : o.workers)
-      for (const PolicySpec& p : o.policies)
-        for (int t = 0; t < o.trials; ++t) runs.push_back({l, w, p, t});
-
-  bool to_dir = false;
-  if (!o.out.empty()) {
-    std::error_code ec;
-    to_dir = runs.size() > 1 || o.out.back() == '/' || fs::is_directory(o.out, ec);
-    if (to_dir) {
-      fs::create_directories(o.out, ec);
-      if (ec) throw std::runtime_error("--out " + o.out + ": " + ec.message());
-    }
-  } else if (runs.size() > 1) {
-    throw UsageError(std::to_string(runs.size()) + " runs: give --out DIR for their reports");
-  }
+  const SimInput in = load_input(o, f_ref);
+  const std::vector<Combination> runs = plan_runs(o);
+  const bool to_dir = prepare_out(o, runs.size());
   std::FILE* table = o.out.empty() ? stderr : stdout;
   const sim::EfsContention efs_contention;
   if (!o.quiet)
@@ -336,61 +423,24 @@ int run_simulate(const std::vector<std::string>& argv) {
                  "energy_J", "tasks", "steals");
 
   for (const Combination& c : runs) {
-    const std::vector<double>& ladder = o.ladders[c.ladder];
-    sim::SimOptions so;
-    so.profile = o.profile;
-    so.workers = c.workers;
-    so.engine.policy = c.policy;
-    so.engine.ladder = TempoLadder(ladder);
-    so.engine.thresholds = o.thresholds;
-    so.engine.profile_window = o.profile_window;
-    so.engine.sample_interval_ns = static_cast<std::uint64_t>(o.sample_interval_s * 1e9);
-    so.model = o.model;
-    so.placement = o.placement;
-    so.seed = o.seed + static_cast<std::uint64_t>(c.trial);
-    so.steal_cost_s = o.steal_cost_s;
-    so.min_dwell_s = o.min_dwell_s;
-    so.uncore_hz = o.uncore_hz;
-    so.engine.slack_dwell_ns =
-        static_cast<std::uint64_t>((o.slack_dwell_s > 0 ? o.slack_dwell_s : slack_dwell_default_s(&o.profile)) * 1e9);
-    if (o.contention) so.contention = &efs_contention;
-    so.control_interval_s = o.control_interval_s;
-    so.throttle = o.throttle;
-    sim::Simulation simulation(so, program);
+    const sim::SimOptions so = sim_options(o, c, efs_contention);
+    sim::Simulation simulation(so, in.program);
     const sim::SimResult& r = simulation.run();
 
     // Everything but policy, workers and seed defines what is compared (rubato compare's workload).
-    const std::string freqs = ladder_text(ladder);
+    const std::string freqs = ladder_text(o.ladders[c.ladder]);
     const std::string workload =
-        "sim " + workload_input + " --profile " + o.profile.name + " --freqs " + freqs + o.extra_args;
+        "sim " + in.workload_input + " --profile " + o.profile.name + " --freqs " + freqs + o.extra_args;
     const std::string command = "rubato simulate --profile " + quoted(o.profile.name) + " --workers " +
-                                std::to_string(c.workers) + " " + workload_input + " --policy " +
+                                std::to_string(c.workers) + " " + in.workload_input + " --policy " +
                                 quoted(c.policy.name()) + " --seed " + std::to_string(so.seed) + " --freqs " + freqs +
                                 o.extra_args;
-    Report rep = sim::make_report(simulation, program.description, command);
+    Report rep = sim::make_report(simulation, in.program.description, command);
     rep.workload = workload;
     rep.trial = c.trial;
     for (const std::string& n : o.notes) rep.notes.push_back(n);
-    for (const std::string& n : input_notes) rep.notes.push_back(n);
-    const std::string json = to_json(rep);
-
-    std::string where = "stdout";
-    if (o.out.empty()) {
-      std::fputs(json.c_str(), stdout);
-      std::fputc('\n', stdout);
-    } else {
-      fs::path path = o.out;
-      if (to_dir) {
-        std::string name = "sim-" + o.profile.name + "-w" + std::to_string(c.workers) + "-" + c.policy.name();
-        if (o.ladders.size() > 1) name += "-f" + freqs;
-        name += "-t" + std::to_string(c.trial);
-        path = fs::path(o.out) / (file_safe(name) + ".json");
-      }
-      std::ofstream f(path, std::ios::binary);
-      f << json << '\n';
-      if (!f) throw std::runtime_error("cannot write " + path.string());
-      where = path.string();
-    }
+    for (const std::string& n : in.notes) rep.notes.push_back(n);
+    const std::string where = write_report(o, c, freqs, to_json(rep), to_dir);
     std::uint64_t steals = 0;
     for (const auto& w : rep.workers) steals += w.steals;
     if (!o.quiet)

@@ -40,83 +40,109 @@ std::string lower(std::string s) {
 
 bool LikwidTable::is_metric() const { return title.size() >= 6 && title.compare(title.size() - 6, 6, "Metric") == 0; }
 
-std::optional<LikwidOutput> parse_likwid_csv(std::string_view text, std::string& error) {
-  error.clear();
-  LikwidOutput out;
-  LikwidTable* table = nullptr;
-  std::size_t declared = 0;
-  std::size_t line_no = 0, table_line = 0;
-  int info_left = 0;
-  bool seen_struct = false;
-  auto close_table = [&]() -> bool {
-    if (!table) return true;
-    if (table->header.empty() || table->rows.size() != declared) {
-      error = "line " + std::to_string(table_line) + ": table '" + table->title + "' declares " +
-              std::to_string(declared) + " rows but has " + std::to_string(table->rows.size()) +
-              (table->header.empty() ? " and no header" : "") + " (truncated output?)";
+namespace {
+
+// likwid-perfctr -O output, line by line: STRUCT blocks (the CPU's name and
+// type), then TABLE blocks (a header and the declared number of rows).
+class LikwidParser {
+ public:
+  explicit LikwidParser(std::string& error) : error_(error) {}
+
+  // False (and the error) when the line shows that the text is not likwid CSV.
+  bool add_line(std::string_view line) {
+    ++line_no_;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) return true;
+    const std::vector<std::string> cells = split_csv_line(line);
+    if (starts_with(line, "STRUCT,")) {
+      if (!close_table()) return false;
+      seen_struct_ = true;
+      info_left_ = cells.size() > 2 ? static_cast<int>(number(cells[2]).value_or(0)) : 0;
+      return true;
+    }
+    if (info_left_ > 0) {
+      --info_left_;
+      if (cells.size() >= 2 && cells[0] == "CPU name:") out_.cpu_name = cells[1];
+      if (cells.size() >= 2 && cells[0] == "CPU type:") out_.cpu_type = cells[1];
+      return true;
+    }
+    if (starts_with(line, "TABLE,")) return close_table() && open_table(cells);
+    if (!table_) return true;  // text around the CSV (e.g. the program's own output)
+    if (table_->header.empty()) {
+      // Region runs print an info block (per-HWThread runtime and call count) before the header.
+      if (!cells.empty() && (cells[0] == "Event" || cells[0] == "Metric")) table_->header = cells;
+      return true;
+    }
+    // Past the declared rows: text that is not likwid's (e.g. the program's output).
+    if (table_->rows.size() < declared_) table_->rows.push_back(cells);
+    return true;
+  }
+
+  std::optional<LikwidOutput> finish() {
+    if (!close_table()) return std::nullopt;
+    if (!seen_struct_ && out_.tables.empty()) {
+      error_ = "line 1: no likwid tables (expected 'STRUCT,Info,3' and 'TABLE,…' lines from likwid-perfctr -O)";
+      return std::nullopt;
+    }
+    return std::move(out_);
+  }
+
+ private:
+  bool close_table() {
+    if (!table_) return true;
+    if (table_->header.empty() || table_->rows.size() != declared_) {
+      error_ = "line " + std::to_string(table_line_) + ": table '" + table_->title + "' declares " +
+               std::to_string(declared_) + " rows but has " + std::to_string(table_->rows.size()) +
+               (table_->header.empty() ? " and no header" : "") + " (truncated output?)";
       return false;
     }
-    table = nullptr;
+    table_ = nullptr;
     return true;
-  };
+  }
+
+  // TABLE,<title parts…>,<GROUP>,<rows>; a region adds a title part in front.
+  bool open_table(const std::vector<std::string>& cells) {
+    if (cells.size() < 4) {
+      error_ = "line " + std::to_string(line_no_) + ": TABLE line needs a title, a group and a row count";
+      return false;
+    }
+    const auto rows = number(cells.back());
+    if (!rows || *rows < 0) {
+      error_ = "line " + std::to_string(line_no_) + ": TABLE row count '" + cells.back() + "' is not a number";
+      return false;
+    }
+    LikwidTable t;
+    for (std::size_t i = 1; i + 2 < cells.size(); ++i) t.title += (i > 1 ? "," : "") + cells[i];
+    t.group = cells[cells.size() - 2];
+    out_.tables.push_back(std::move(t));
+    table_ = &out_.tables.back();
+    declared_ = static_cast<std::size_t>(*rows);
+    table_line_ = line_no_;
+    return true;
+  }
+
+  std::string& error_;
+  LikwidOutput out_;
+  LikwidTable* table_ = nullptr;
+  std::size_t declared_ = 0;
+  std::size_t line_no_ = 0, table_line_ = 0;
+  int info_left_ = 0;
+  bool seen_struct_ = false;
+};
+
+}  // namespace
+
+std::optional<LikwidOutput> parse_likwid_csv(std::string_view text, std::string& error) {
+  error.clear();
+  LikwidParser parser(error);
   std::size_t pos = 0;
   while (pos <= text.size()) {
     const auto nl = text.find('\n', pos);
-    std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    const std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
     pos = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty()) continue;
-    const std::vector<std::string> cells = split_csv_line(line);
-    if (starts_with(line, "STRUCT,")) {
-      if (!close_table()) return std::nullopt;
-      seen_struct = true;
-      info_left = cells.size() > 2 ? static_cast<int>(number(cells[2]).value_or(0)) : 0;
-      continue;
-    }
-    if (info_left > 0) {
-      --info_left;
-      if (cells.size() >= 2 && cells[0] == "CPU name:") out.cpu_name = cells[1];
-      if (cells.size() >= 2 && cells[0] == "CPU type:") out.cpu_type = cells[1];
-      continue;
-    }
-    if (starts_with(line, "TABLE,")) {
-      if (!close_table()) return std::nullopt;
-      // TABLE,<title parts…>,<GROUP>,<rows>; a region adds a title part in front.
-      if (cells.size() < 4) {
-        error = "line " + std::to_string(line_no) + ": TABLE line needs a title, a group and a row count";
-        return std::nullopt;
-      }
-      const auto rows = number(cells.back());
-      if (!rows || *rows < 0) {
-        error = "line " + std::to_string(line_no) + ": TABLE row count '" + cells.back() + "' is not a number";
-        return std::nullopt;
-      }
-      LikwidTable t;
-      for (std::size_t i = 1; i + 2 < cells.size(); ++i) t.title += (i > 1 ? "," : "") + cells[i];
-      t.group = cells[cells.size() - 2];
-      out.tables.push_back(std::move(t));
-      table = &out.tables.back();
-      declared = static_cast<std::size_t>(*rows);
-      table_line = line_no;
-      continue;
-    }
-    if (!table) continue;  // text around the CSV (e.g. the program's own output)
-    if (table->header.empty()) {
-      // Region runs print an info block (per-HWThread runtime and call count) before the header.
-      if (cells.empty() || (cells[0] != "Event" && cells[0] != "Metric")) continue;
-      table->header = cells;
-      continue;
-    }
-    // Past the declared rows: text that is not likwid's (e.g. the program's output).
-    if (table->rows.size() < declared) table->rows.push_back(cells);
+    if (!parser.add_line(line)) return std::nullopt;
   }
-  if (!close_table()) return std::nullopt;
-  if (!seen_struct && out.tables.empty()) {
-    error = "line 1: no likwid tables (expected 'STRUCT,Info,3' and 'TABLE,…' lines from likwid-perfctr -O)";
-    return std::nullopt;
-  }
-  return out;
+  return parser.finish();
 }
 
 std::string likwid_key(std::string_view metric) {

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <thread>
 
 #include "commands/args.hpp"
@@ -88,10 +89,10 @@ std::vector<std::vector<std::string>> parse_mix(std::string_view text) {
   return out;
 }
 
-ChildResult run_mix(const MixSetup& m) {
-  ChildResult result;
-  SteadyClock clock;
-  const std::uint64_t origin_ns = clock.now_ns();
+namespace {
+
+// The mix's report before it runs: who, what, and why it has no energy.
+Report mix_report(const MixSetup& m) {
   Report report;
   report.tool_version = kVersion;
   const RunIdentity id = current_run_identity(read_process_environment());
@@ -107,17 +108,13 @@ ChildResult run_mix(const MixSetup& m) {
   report.energy.why_not =
       "a --mix run measures no energy (rubato changes no frequency here; programs are only stopped, "
       "continued and placed)";
+  return report;
+}
 
-  ProcessThrottle throttle(clock);
-  std::vector<std::string> warnings;
-  std::unique_ptr<ControllerHost> host = ControllerHost::start(
-      controller_setup(m, m.policy.efs ? &throttle : nullptr, clock, origin_ns, report), warnings);
-  for (const auto& line : warnings) {
-    std::fprintf(stderr, "rubato run: %s\n", line.c_str());
-    report.notes.push_back(line);
-  }
-
-  std::vector<Program> programs(m.programs.size());
+// Starts every program of the mix, each in its own process group, known to
+// the throttle and the controllers; returns how many started.
+std::size_t start_programs(const MixSetup& m, std::vector<Program>& programs, ProcessThrottle& throttle,
+                           ControllerHost* host, Report& report, ChildResult& result) {
   std::size_t running = 0;
   for (std::size_t i = 0; i < programs.size(); ++i) {
     Program& p = programs[i];
@@ -135,24 +132,37 @@ ChildResult run_mix(const MixSetup& m) {
     throttle.add_program(i, p.pid);
     if (host) host->target_started(i, p.pid, 0);
   }
+  return running;
+}
 
-  const auto elapsed = [&] { return static_cast<double>(clock.now_ns() - origin_ns) * 1e-9; };
+// Collects the programs that have exited; returns how many did.
+std::size_t reap_programs(std::vector<Program>& programs, ProcessThrottle& throttle, ControllerHost* host) {
+  std::size_t stopped = 0;
+  for (std::size_t i = 0; i < programs.size(); ++i) {
+    Program& p = programs[i];
+    if (!p.running) continue;
+    int status = 0;
+    const pid_t w = waitpid(p.pid, &status, WNOHANG);
+    if (w != p.pid) continue;
+    p.running = false;
+    p.exit_status = exit_status_code(status);
+    ++stopped;
+    if (host) host->target_stopped(i);
+    throttle.forget_program(i);
+    unregister_mix_group(p.pid);
+  }
+  return stopped;
+}
+
+// Waits for every program; on an interrupt or past the timeout, SIGTERM,
+// then SIGKILL two seconds later.
+void wait_for_programs(const MixSetup& m, std::vector<Program>& programs, std::size_t running,
+                       const std::function<double()>& elapsed, ProcessThrottle& throttle, ControllerHost* host,
+                       ChildResult& result) {
   bool term_sent = false;
   double kill_at = 0;
   while (running > 0) {
-    for (std::size_t i = 0; i < programs.size(); ++i) {
-      Program& p = programs[i];
-      if (!p.running) continue;
-      int status = 0;
-      const pid_t w = waitpid(p.pid, &status, WNOHANG);
-      if (w != p.pid) continue;
-      p.running = false;
-      p.exit_status = exit_status_code(status);
-      --running;
-      if (host) host->target_stopped(i);
-      throttle.forget_program(i);
-      unregister_mix_group(p.pid);
-    }
+    running -= reap_programs(programs, throttle, host);
     const double now = elapsed();
     if (interrupt_requested() && !term_sent) {
       result.interrupted = true;
@@ -170,10 +180,10 @@ ChildResult run_mix(const MixSetup& m) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  result.elapsed_s = elapsed();
-  throttle.release_all();
+}
 
-  report.wall_s = result.elapsed_s;
+// Each program as a worker of the report and a note; the first failure is the run's.
+void record_programs(const std::vector<Program>& programs, Report& report, ChildResult& result) {
   report.workers_requested = static_cast<int>(programs.size());
   for (std::size_t i = 0; i < programs.size(); ++i) {
     WorkerReport w;
@@ -186,6 +196,34 @@ ChildResult run_mix(const MixSetup& m) {
     const int status = p.pid < 0 ? 127 : p.exit_status;
     if (status != 0 && result.exit_status == 0) result.exit_status = status;
   }
+}
+
+}  // namespace
+
+ChildResult run_mix(const MixSetup& m) {
+  ChildResult result;
+  SteadyClock clock;
+  const std::uint64_t origin_ns = clock.now_ns();
+  Report report = mix_report(m);
+
+  ProcessThrottle throttle(clock);
+  std::vector<std::string> warnings;
+  std::unique_ptr<ControllerHost> host = ControllerHost::start(
+      controller_setup(m, m.policy.efs ? &throttle : nullptr, clock, origin_ns, report), warnings);
+  for (const auto& line : warnings) {
+    std::fprintf(stderr, "rubato run: %s\n", line.c_str());
+    report.notes.push_back(line);
+  }
+
+  std::vector<Program> programs(m.programs.size());
+  const std::size_t running = start_programs(m, programs, throttle, host.get(), report, result);
+  const auto elapsed = [&] { return static_cast<double>(clock.now_ns() - origin_ns) * 1e-9; };
+  wait_for_programs(m, programs, running, elapsed, throttle, host.get(), result);
+  result.elapsed_s = elapsed();
+  throttle.release_all();
+
+  report.wall_s = result.elapsed_s;
+  record_programs(programs, report, result);
   if (host) {
     host->stop();
     host->fill_report(report);

@@ -1,6 +1,6 @@
 // `rubato run --mix "progA; progB; …"`: [EFS]'s multi-programmed setting.
 // The programs start together, each in its own process group; rubato itself
-// hosts the efs and affinity controllers (power/controller_host.hpp,
+// hosts the efs and affinity controllers (rubato/power/session/controller_host.hpp,
 // TargetKind::programs) over them: efs stops and continues whole programs
 // (ProcessThrottle: SIGSTOP / SIGCONT), affinity binds whole programs to CPUs.
 // No program is left stopped: the controller lets every program go at the

@@ -22,9 +22,10 @@ std::string report_pattern(const std::string& run_dir, bool launched) {
   return (fs::path(run_dir) / (launched ? "report.r%r.%h.json" : "report.r%r.json")).string();
 }
 
-Harvest harvest_run(const std::string& base, const std::string& run_dir, const RunLabel& label) {
-  Harvest h;
-  const fs::path dir = fs::path(base) / run_dir;
+namespace {
+
+// The run directory's report*.json, in name order.
+std::vector<fs::path> report_files(const fs::path& dir) {
   std::vector<fs::path> files;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
@@ -33,28 +34,62 @@ Harvest harvest_run(const std::string& base, const std::string& run_dir, const R
       files.push_back(e.path());
   }
   std::sort(files.begin(), files.end());
+  return files;
+}
+
+// The figures of the trial's likwid-perfctr output, if it has one; what is
+// wrong with it goes to the warnings.
+std::map<std::string, double> likwid_of(const RunLabel& label, std::vector<std::string>& warnings) {
+  std::map<std::string, double> likwid;
+  if (label.likwid_csv.empty()) return likwid;
+  std::string error;
+  const std::string text = read_all(label.likwid_csv);
+  if (text.empty()) {
+    warnings.push_back("likwid-perfctr wrote no output to " + label.likwid_csv);
+  } else if (const auto parsed = parse_likwid_csv(text, error)) {
+    likwid = likwid_figures(*parsed);
+    if (likwid.empty()) warnings.push_back(label.likwid_csv + ": no energy, power or bandwidth metric in it");
+  } else {
+    warnings.push_back(label.likwid_csv + ": " + error);
+  }
+  return likwid;
+}
+
+// Launched ranks: every one must have written its own report.
+std::string missing_ranks_error(const RunLabel& label, const std::set<int>& ranks, std::size_t read) {
+  auto missing = [&](int n) {
+    std::string list;
+    for (int r = 0; r < n; ++r)
+      if (!ranks.count(r)) list += (list.empty() ? "" : ", ") + std::to_string(r);
+    return list;
+  };
+  const int want = label.expected_ranks;
+  const int have = static_cast<int>(ranks.size());
+  if (read != ranks.size())
+    return std::to_string(read) + " reports from " + std::to_string(ranks.size()) +
+           " distinct ranks (do the ranks see OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID?)";
+  if (want > 0 && (have != want || *ranks.rbegin() != want - 1))
+    return "reports from " + std::to_string(have) + " of " + std::to_string(want) + " ranks" +
+           (missing(want).empty() ? "" : " (none from rank " + missing(want) + ")");
+  if (want == 0 && *ranks.rbegin() + 1 != have) return "no report from rank " + missing(*ranks.rbegin() + 1);
+  return "";
+}
+
+}  // namespace
+
+Harvest harvest_run(const std::string& base, const std::string& run_dir, const RunLabel& label) {
+  Harvest h;
+  const std::vector<fs::path> files = report_files(fs::path(base) / run_dir);
   if (files.empty()) {
     h.error = "no report written" + std::string(label.exit_status ? "" : " (is the rubato tool attached?)");
     return h;
   }
-
-  std::map<std::string, double> likwid;
-  if (!label.likwid_csv.empty()) {
-    std::string error;
-    const std::string text = read_all(label.likwid_csv);
-    if (text.empty()) {
-      h.warnings.push_back("likwid-perfctr wrote no output to " + label.likwid_csv);
-    } else if (const auto parsed = parse_likwid_csv(text, error)) {
-      likwid = likwid_figures(*parsed);
-      if (likwid.empty()) h.warnings.push_back(label.likwid_csv + ": no energy, power or bandwidth metric in it");
-    } else {
-      h.warnings.push_back(label.likwid_csv + ": " + error);
-    }
-  }
+  const std::map<std::string, double> likwid = likwid_of(label, h.warnings);
 
   std::set<int> ranks;
   std::set<std::string> hosts;
   std::size_t read = 0;
+  std::error_code ec;
   for (const fs::path& f : files) {
     h.reports.push_back(fs::relative(f, base, ec).string());
     std::string error;
@@ -82,24 +117,7 @@ Harvest harvest_run(const std::string& base, const std::string& run_dir, const R
   }
   h.ranks = static_cast<int>(ranks.size());
   h.hosts = static_cast<int>(hosts.size());
-  // Launched ranks: every one must have written its own report.
-  if (label.launched && h.error.empty()) {
-    auto missing = [&](int n) {
-      std::string list;
-      for (int r = 0; r < n; ++r)
-        if (!ranks.count(r)) list += (list.empty() ? "" : ", ") + std::to_string(r);
-      return list;
-    };
-    const int want = label.expected_ranks;
-    if (read != ranks.size())
-      h.error = std::to_string(read) + " reports from " + std::to_string(ranks.size()) +
-                " distinct ranks (do the ranks see OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID?)";
-    else if (want > 0 && (h.ranks != want || *ranks.rbegin() != want - 1))
-      h.error = "reports from " + std::to_string(h.ranks) + " of " + std::to_string(want) + " ranks" +
-                (missing(want).empty() ? "" : " (none from rank " + missing(want) + ")");
-    else if (want == 0 && *ranks.rbegin() + 1 != h.ranks)
-      h.error = "no report from rank " + missing(*ranks.rbegin() + 1);
-  }
+  if (label.launched && h.error.empty()) h.error = missing_ranks_error(label, ranks, read);
   return h;
 }
 

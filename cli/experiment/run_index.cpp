@@ -43,11 +43,8 @@ std::optional<RunIndex> index_from_json(std::string_view text, std::string& erro
   json j;
   try {
     j = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    error = json_syntax_error(text, e.what(), e.byte);
-    return std::nullopt;
-  } catch (const json::exception& e) {  // a number too large for a double
-    error = json_syntax_error(text, e.what(), std::nullopt);
+  } catch (const json::exception& e) {  // a syntax error, or a number too large for a double
+    error = json_syntax_error(text, e);
     return std::nullopt;
   }
   if (!j.is_object() || !j.contains("rubato_index")) {

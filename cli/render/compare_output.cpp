@@ -244,63 +244,71 @@ std::string comparison_csv(const Comparison& c) {
   return out;
 }
 
+namespace {
+
+json trial_json(const TrialResult& t) {
+  json tj{{"trial", t.trial}, {"ok", t.ok},       {"skipped", t.skipped},
+          {"files", t.files}, {"ranks", t.ranks}, {"hosts", t.hosts}};
+  if (!t.ok) {
+    tj["failure"] = t.failure;
+    return tj;
+  }
+  tj["time_s"] = t.time_s;
+  tj["energy_j"] = t.energy_available ? json(t.energy_j) : json(nullptr);
+  tj["energy_source"] = t.energy_source;
+  tj["steals"] = t.steals;
+  tj["tasks"] = t.tasks;
+  tj["transitions"] = t.transitions;
+  tj["wait_s"] = t.wait_s;
+  tj["wait_slowed_s"] = t.wait_slowed_s;
+  tj["slowed_wakeups"] = t.slowed_wakeups;
+  tj["raise_delay_s"] = t.raise_delay_s;
+  tj["busy_s_at_level"] = t.busy_s_at_level;
+  return tj;
+}
+
+json policy_json(const PolicyResult& p) {
+  json trials = json::array();
+  for (const auto& t : p.trials) trials.push_back(trial_json(t));
+  json external = json::object();
+  for (const auto& [k, s] : p.external) external[k] = summary_json(s);
+  return {{"policy", p.policy},
+          {"trials", std::move(trials)},
+          {"used", p.used},
+          {"skipped", p.skipped},
+          {"failed", p.failed},
+          {"time_s", summary_json(p.time_s)},
+          {"energy_j", p.energy_source.empty() ? json(nullptr) : summary_json(p.energy_j)},
+          {"energy_source", p.energy_source},
+          {"energy_note", p.energy_note},
+          {"edp_js", p.energy_source.empty() ? json(nullptr) : summary_json(p.edp)},
+          {"time_ratio", ratio_json(p.time_ratio)},
+          {"energy_ratio", ratio_json(p.energy_ratio)},
+          {"edp_ratio", ratio_json(p.edp_ratio)},
+          {"energy_saving_pct", ratio_json(p.energy_saving_pct())},
+          {"time_loss_pct", ratio_json(p.time_loss_pct())},
+          {"normalise_note", p.normalise_note},
+          {"steals", summary_json(p.steals)},
+          {"tasks", summary_json(p.tasks)},
+          {"transitions", summary_json(p.transitions)},
+          {"emulated_delay_s", summary_json(p.emulated_delay_s)},
+          {"wait_s", summary_json(p.wait_s)},
+          {"wait_slowed_s", summary_json(p.wait_slowed_s)},
+          {"slowed_wakeups", summary_json(p.slowed_wakeups)},
+          {"raise_delay_s", summary_json(p.raise_delay_s)},
+          {"busy_share_at_level", p.level_share},
+          {"backends", p.backends},
+          {"profiles", p.profiles},
+          {"external", std::move(external)}};
+}
+
+}  // namespace
+
 std::string comparison_json(const Comparison& c) {
   json groups = json::array();
   for (const auto& w : c.workloads) {
     json policies = json::array();
-    for (const auto& p : w.policies) {
-      json trials = json::array();
-      for (const auto& t : p.trials) {
-        json tj{{"trial", t.trial}, {"ok", t.ok},       {"skipped", t.skipped},
-                {"files", t.files}, {"ranks", t.ranks}, {"hosts", t.hosts}};
-        if (!t.ok) {
-          tj["failure"] = t.failure;
-        } else {
-          tj["time_s"] = t.time_s;
-          tj["energy_j"] = t.energy_available ? json(t.energy_j) : json(nullptr);
-          tj["energy_source"] = t.energy_source;
-          tj["steals"] = t.steals;
-          tj["tasks"] = t.tasks;
-          tj["transitions"] = t.transitions;
-          tj["wait_s"] = t.wait_s;
-          tj["wait_slowed_s"] = t.wait_slowed_s;
-          tj["slowed_wakeups"] = t.slowed_wakeups;
-          tj["raise_delay_s"] = t.raise_delay_s;
-          tj["busy_s_at_level"] = t.busy_s_at_level;
-        }
-        trials.push_back(std::move(tj));
-      }
-      json external = json::object();
-      for (const auto& [k, s] : p.external) external[k] = summary_json(s);
-      policies.push_back({{"policy", p.policy},
-                          {"trials", std::move(trials)},
-                          {"used", p.used},
-                          {"skipped", p.skipped},
-                          {"failed", p.failed},
-                          {"time_s", summary_json(p.time_s)},
-                          {"energy_j", p.energy_source.empty() ? json(nullptr) : summary_json(p.energy_j)},
-                          {"energy_source", p.energy_source},
-                          {"energy_note", p.energy_note},
-                          {"edp_js", p.energy_source.empty() ? json(nullptr) : summary_json(p.edp)},
-                          {"time_ratio", ratio_json(p.time_ratio)},
-                          {"energy_ratio", ratio_json(p.energy_ratio)},
-                          {"edp_ratio", ratio_json(p.edp_ratio)},
-                          {"energy_saving_pct", ratio_json(p.energy_saving_pct())},
-                          {"time_loss_pct", ratio_json(p.time_loss_pct())},
-                          {"normalise_note", p.normalise_note},
-                          {"steals", summary_json(p.steals)},
-                          {"tasks", summary_json(p.tasks)},
-                          {"transitions", summary_json(p.transitions)},
-                          {"emulated_delay_s", summary_json(p.emulated_delay_s)},
-                          {"wait_s", summary_json(p.wait_s)},
-                          {"wait_slowed_s", summary_json(p.wait_slowed_s)},
-                          {"slowed_wakeups", summary_json(p.slowed_wakeups)},
-                          {"raise_delay_s", summary_json(p.raise_delay_s)},
-                          {"busy_share_at_level", p.level_share},
-                          {"backends", p.backends},
-                          {"profiles", p.profiles},
-                          {"external", std::move(external)}});
-    }
+    for (const auto& p : w.policies) policies.push_back(policy_json(p));
     groups.push_back({{"workload", w.workload},
                       {"workers", w.workers},
                       {"nodes", std::vector<int>(w.nodes.begin(), w.nodes.end())},

@@ -10,28 +10,16 @@
 #include <string>
 
 #include "rubato/core/io/report.hpp"
+#include "temp_dir.hpp"
 
 namespace rubato::test {
 
-// A fresh directory under $TMPDIR, removed at scope end.
-class ScratchDir {
+// tests/support's TempDir, seen as a std::filesystem::path (the cli tests
+// join paths with operator/).
+class ScratchDir : public TempDir {
  public:
-  ScratchDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "rubato-cli-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-  std::string str() const { return path_.string(); }
-
- private:
-  std::filesystem::path path_;
+  std::filesystem::path path() const { return TempDir::path(); }
+  std::string str() const { return TempDir::path(); }
 };
 
 inline void write_file(const std::filesystem::path& p, const std::string& text) {
