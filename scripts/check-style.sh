@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 base=${1:-HEAD~1}
 git rev-parse -q --verify "$base" > /dev/null || base=$(git hash-object -t tree /dev/null)  # a first commit
 mapfile -t files < <({ git diff --name-only --diff-filter=d "$base" -- ; git ls-files --others --exclude-standard; } |
-                      grep -E '\.(c|cpp|h|hpp)$' | grep -v '^tests/tbb/onetbb_examples/' | sort -u)
+                      grep -E '\.(c|cpp|h|hpp)$' | sort -u)
 if [ ${#files[@]} -eq 0 ]; then
   echo "check-style: no C/C++ file changed since $base"
   exit 0

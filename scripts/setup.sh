@@ -10,6 +10,7 @@ packages=(
   cmake ninja-build pkg-config make
   ccache                                            # rebuilds across checkouts and CI's fresh clones
   libtbb-dev                                        # oneTBB 2021.8
+  libtbb-doc                                        # oneTBB's examples, run under the preload by the tests
   libpapi-dev likwid                                # counter/energy back-ends (optional at runtime)
   catch2 nlohmann-json3-dev                         # tests, report JSON
   libcli11-dev                                      # the rubato command line (CLI11)

@@ -1,4 +1,4 @@
-// The affinity controller (seed 002 §V.E) driven through recorded counter
+// The affinity controller ([META] §V.E) driven through recorded counter
 // series: a contention spike lasting one interval moves nothing, one lasting k
 // intervals moves a thread; utilisation-only mode balances load.
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// seed 002 §IV: synthesised metrics and the history table's contention test.
+// [META] §IV: synthesised metrics and the history table's contention test.
 #include <catch2/catch.hpp>
 
 #include <vector>

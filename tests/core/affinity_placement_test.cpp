@@ -1,4 +1,4 @@
-// seed 002 §V.E: the greedy placement step — moves only on sustained patterns,
+// [META] §V.E: the greedy placement step — moves only on sustained patterns,
 // weighed against predicted power; utilisation-only mode.
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,5 @@
-// issue 18 §2: the cost guard's arithmetic against hand-computed cases.
+// The cost guard (rubato's own, beyond the papers): its arithmetic against
+// hand-computed cases.
 #include <catch2/catch.hpp>
 
 #include "rubato/core/tempo/cost_guard.hpp"

@@ -1,4 +1,4 @@
-// seed 001 §3.1 Eqs. 15–16: the admission threshold for one more thread.
+// [EFS] §3.1 Eqs. 15–16: the admission threshold for one more thread.
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -9,7 +9,7 @@
 using namespace rubato::efs;
 
 namespace {
-// seed 001 Eq. 25: the i5-2500's P0..P4 (P0: no core active; P_k: the k-th active core).
+// [EFS] Eq. 25: the i5-2500's P0..P4 (P0: no core active; P_k: the k-th active core).
 PowerTable i5_2500() { return PowerTable({26.6, 22.6, 12, 12.3, 12.3}); }
 }  // namespace
 

@@ -1,4 +1,4 @@
-// The efs controller (seed 001 §4) driven through recorded counter series with
+// The efs controller ([EFS] §4) driven through recorded counter series with
 // known right answers: a memory-bound phase throttles, its end unthrottles,
 // starvation freedom bounds every wait, idle workers are not counted.
 #include <catch2/catch.hpp>
@@ -16,9 +16,9 @@ using counters::CounterSample;
 
 namespace {
 
-constexpr double kMu = 150e6;                                       // i5-2500, seed 001 §5.1
+constexpr double kMu = 150e6;                                       // i5-2500, [EFS] §5.1
 constexpr double kInterval = 0.01;                                  // 10 ms: µΔt = 1.5 M accesses
-const std::vector<double> kPower = {26.6, 22.6, 12.0, 12.3, 12.3};  // seed 001 Eq. 25
+const std::vector<double> kPower = {26.6, 22.6, 12.0, 12.3, 12.3};  // [EFS] Eq. 25
 
 // One interval in which `threads` threads each read `u_each` of the bus (U = threads × u_each).
 std::string interval_rows(int index, int threads, double u_each) {
@@ -169,7 +169,7 @@ TEST_CASE("Efs.Controller.StarvationBoundRespected", "[core][efs]") {
 }
 
 TEST_CASE("Efs.Controller.FourMaxBandwidthProgramsRunOneAtATime", "[core][efs]") {
-  // seed 001 §5.2 / Fig. 7: four instances of a max-bandwidth program; EFS
+  // [EFS] §5.2 / Fig. 7: four instances of a max-bandwidth program; EFS
   // keeps one active at any time, and every instance gets its turns.
   EfsController c(params(true));
   for (std::uint64_t p = 0; p < 4; ++p) c.add_target(p, 0);

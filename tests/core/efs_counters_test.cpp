@@ -1,4 +1,4 @@
-// seed 001 §3.2 Eqs. 17–19 (bus utilisation from counters) and §4.1 Eq. 20 (predictor).
+// [EFS] §3.2 Eqs. 17–19 (bus utilisation from counters) and §4.1 Eq. 20 (predictor).
 #include <catch2/catch.hpp>
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// seed 001 §3.1, Eqs. 9–14: the collision model, throughput, power, energy per work.
+// [EFS] §3.1, Eqs. 9–14: the collision model, throughput, power, energy per work.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -156,7 +156,7 @@ TEST_CASE("Efs.Model.Eq9MeasurementEdges", "[core][efs]") {
 }
 
 TEST_CASE("Efs.Model.PowerTableEq13", "[core][efs]") {
-  const PowerTable i5({26.6, 22.6, 12, 12.3, 12.3});  // seed 001 Eq. 25
+  const PowerTable i5({26.6, 22.6, 12, 12.3, 12.3});  // [EFS] Eq. 25
   CHECK(i5.max_active_cores() == 4);
   CHECK(*i5.power_w(0) == Approx(26.6));
   CHECK(*i5.power_w(1) == Approx(26.6 + 22.6));

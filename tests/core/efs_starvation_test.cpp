@@ -1,4 +1,4 @@
-// seed 001 §4.3 Eqs. 21–24: starvation freedom (cl = 20, cg = 5 as in the paper).
+// [EFS] §4.3 Eqs. 21–24: starvation freedom (cl = 20, cg = 5 as in the paper).
 #include <catch2/catch.hpp>
 
 #include <vector>

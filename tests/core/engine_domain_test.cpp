@@ -1,4 +1,4 @@
-// Workers sharing a clock domain get its fastest requested level (DESIGN.md).
+// Workers sharing a clock domain get its fastest requested level (docs/design.md "The engine").
 #include <catch2/catch.hpp>
 
 #include "engine_fixture.hpp"

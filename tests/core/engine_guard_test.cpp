@@ -1,5 +1,6 @@
-// issue 18 §2: the cost guard inside the engine: a slowing decision of the
-// tempo policy goes through only where the model predicts a saving.
+// The cost guard inside the engine (rubato's own, beyond the papers): a
+// slowing decision of the tempo policy goes through only where the model
+// predicts a saving.
 #include <catch2/catch.hpp>
 
 #include "engine_fixture.hpp"

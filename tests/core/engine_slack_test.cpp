@@ -1,5 +1,6 @@
-// issue 18 §1: slack lowers workers that wait longer than the dwell and raises
-// them on their own next event; waiting time is counted under every policy.
+// slack (rubato's own, beyond the papers) lowers workers that wait longer
+// than the dwell and raises them on their own next event; waiting time is
+// counted under every policy.
 #include <catch2/catch.hpp>
 
 #include <atomic>

@@ -1,4 +1,4 @@
-// seed 000 §3.2, Fig. 4: workload-sensitive tempo control with thresholds 1 and 3.
+// [HERMES] §3.2, Fig. 4: workload-sensitive tempo control with thresholds 1 and 3.
 #include <catch2/catch.hpp>
 
 #include "engine_fixture.hpp"

@@ -1,4 +1,4 @@
-// seed 000 §3.1, Fig. 3: workpath-sensitive tempo control, snapshot by snapshot.
+// [HERMES] §3.1, Fig. 3: workpath-sensitive tempo control, snapshot by snapshot.
 #include <catch2/catch.hpp>
 
 #include "engine_fixture.hpp"
@@ -94,7 +94,7 @@ TEST_CASE("Engine.Workpath.IdleFailingToStealKeepsTempo", "[core][engine][workpa
   e.push(0);
   e.steal(1, 0);
   REQUIRE(e.level(1) == 1);
-  e.idle(1);  // out of work; steal attempts fail: no frequency change (seed 000 §3.4)
+  e.idle(1);  // out of work; steal attempts fail: no frequency change ([HERMES] §3.4)
   e.idle(1);
   CHECK(e.level(1) == 1);
   CHECK_FALSE(e.immediacy().linked(1));

@@ -33,7 +33,7 @@ TEST_CASE("TempoLadder.DownFrom.OneBelowVictimsCurrentLevel", "[core][tempo]") {
   CHECK(l.down_from(0, 0) == 1);
   CHECK(l.down_from(2, 0) == 1);
   CHECK(l.down_from(0, 1) == 2);
-  // Victim at fN: the thief stays where it is (seed 000 §3.4).
+  // Victim at fN: the thief stays where it is ([HERMES] §3.4).
   CHECK(l.down_from(0, 2) == 0);
   CHECK(l.down_from(1, 2) == 1);
 }

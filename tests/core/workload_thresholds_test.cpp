@@ -5,7 +5,7 @@
 using namespace rubato;
 
 TEST_CASE("Workload.Thresholds.PaperExampleMean15K2", "[core][workload]") {
-  // seed 000 §3.2: mean deque size 15, 2 thresholds -> 10 and 20.
+  // [HERMES] §3.2: mean deque size 15, 2 thresholds -> 10 and 20.
   std::array<double, kMaxThresholds> t{};
   thresholds_from_mean(15, 2, t);
   CHECK(t[0] == Approx(10));

@@ -34,7 +34,7 @@ omp_env=(OMP_TOOL_LIBRARIES="$tool")
 
 case "$case" in
 efs_omp)
-  # A recorded memory-bound phase (seed 001 §4): the second worker is not
+  # A recorded memory-bound phase ([EFS] §4): the second worker is not
   # admitted, so it really parks at its task scheduling points.
   run efs "$omp" 2 "${omp_env[@]}" RUBATO_POLICY=efs RUBATO_COUNTERS=replay:"$data/efs_memory_phase.csv"
   q efs '"efs: parks " + (.throttle_events|map(select(.parked))|length|tostring) + ", throttled_s " + ([.workers[].throttled_s]|map(tostring)|join(" "))'

@@ -292,7 +292,7 @@ int run(const Options& o) {
     // Every segment at level l is stretched to f_max/f_l of itself (beta 1), so
     // the emulated part of busy time at l is (1 - f_l/f_max) of it, and the
     // report's busy_s_at_level must include it. The emulator stretches the CPU
-    // time a segment ran (issue 24 §2), busy time is wall time: a thread
+    // time a segment ran (not wall time), busy time is wall time: a thread
     // preempted during a slow segment (a loaded machine, a parallel test run)
     // gets less than the wall-time figure, never more. How much less depends
     // on the load alone (under TSan beside a test run: 43 % of it), so the

@@ -11,11 +11,6 @@
 //     file is a symlink, which it refuses to read): the session says so and
 //     records decisions only (dry-run, never the emulator unasked); the tree is
 //     left alone and the program's output is unchanged.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>  // before fake_sysfs.hpp, which uses std::max_element without it
 #include <atomic>
 #include <chrono>
@@ -29,9 +24,8 @@
 #include <vector>
 
 #include "../power/fake_sysfs.hpp"
+#include "../support/child_process.hpp"
 #include "rubato/core/io/report.hpp"
-
-extern "C" char** environ;
 
 namespace {
 
@@ -55,29 +49,17 @@ std::string trimmed(std::string s) {
   return s;
 }
 
-// Runs `argv` with the current environment plus `extra`; stdout and stderr to files.
+// Runs `argv` with the current environment plus `extra` ("NAME=value"); stdout
+// and stderr to files. The exit code, 128 + the signal when one ended it.
 int run(const std::vector<std::string>& argv, const std::vector<std::string>& extra, const std::string& out,
         const std::string& err) {
-  std::vector<std::string> env_strings;
-  for (char** e = environ; *e; ++e) env_strings.emplace_back(*e);
-  for (const auto& x : extra) env_strings.push_back(x);
-  std::vector<char*> envp, args;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> argv_copy = argv;
-  for (auto& s : argv_copy) args.push_back(s.data());
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, args[0], &fa, nullptr, args.data(), envp.data());
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) return -1;
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  rubato::test::SpawnOptions o;
+  for (const auto& x : extra) o.env.emplace_back(x.substr(0, x.find('=')), x.substr(x.find('=') + 1));
+  o.base = rubato::test::BaseEnv::inherited;
+  o.out_path = out;
+  o.err_path = err;
+  const rubato::test::ProgramResult r = rubato::test::run_program(argv, o, 600);
+  return r.exited ? r.exit_code : 128 + r.signal;
 }
 
 const std::vector<long> kKhz = {2400000, 1800000, 1400000};
@@ -145,8 +127,10 @@ int policy_case(const std::string& tool, const std::string& fib, const std::stri
     expect(trimmed(sysfs.read(p + "scaling_max_freq")) == "2400000", p + "scaling_max_freq not restored");
   }
   // And the event mapping still matches the program's own record.
-  const int crc = std::system(
-      (check + " --report " + report + " --truth " + work + "/truth.txt --log " + work + "/stderr.txt --flat").c_str());
+  const int crc =
+      run({check, "--report", report, "--truth", work + "/truth.txt", "--log", work + "/stderr.txt", "--flat"}, {},
+          work + "/check-stdout.txt", work + "/check-stderr.txt");
+  std::printf("%s%s", slurp(work + "/check-stdout.txt").c_str(), slurp(work + "/check-stderr.txt").c_str());
   expect(crc == 0, "ompt_check failed");
   return failures == 0 ? 0 : 1;
 }

@@ -24,3 +24,27 @@ if [ -x "$work/build/consumer_tbb" ]; then "$work/build/consumer_tbb"; fi
 test -x "$work/prefix/bin/rubato"
 "$work/prefix/bin/rubato" --version
 if [ -f "$build_dir/frontends/ompt/librubato_ompt.so" ]; then test -f "$work/prefix/lib/librubato_ompt.so"; fi
+# Only public headers are installed, and each stands on its own: every one
+# compiles alone against the installed tree (an installed header that includes
+# one left uninstalled fails here). detail/ headers are parts of the header
+# that includes them, not entry points.
+headers=0
+while IFS= read -r header; do
+  rel=${header#"$work/prefix/include/"}
+  if ! echo "#include <$rel>" | "$compiler" -std=c++20 -fsyntax-only -x c++ -I"$work/prefix/include" - \
+       2>"$work/header.err"; then
+    echo "package test: the installed header <$rel> does not compile on its own:" >&2
+    head -5 "$work/header.err" >&2
+    exit 1
+  fi
+  headers=$((headers + 1))
+done < <(find "$work/prefix/include/rubato" -name '*.hpp' -not -path '*/detail/*' | sort)
+# The platform's internals (calibration, vendor libraries, state files) stay
+# out of the package.
+for internal in rubato/power/calibrate rubato/power/likwid rubato/power/state rubato/power/os; do
+  if [ -e "$work/prefix/include/$internal" ]; then
+    echo "package test: internal headers installed: $internal" >&2
+    exit 1
+  fi
+done
+echo "package test: $headers installed headers compile on their own"

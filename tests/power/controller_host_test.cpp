@@ -77,7 +77,7 @@ ControllerSetup setup(const std::string& policy_text, const std::string& counter
   return s;
 }
 
-// Light (U = 0.1), memory bound (U = 0.98), light, for workers 0 and 1 (seed 001
+// Light (U = 0.1), memory bound (U = 0.98), light, for workers 0 and 1 ([EFS]
 // Eq. 9: solo b = 0.05, then 0.93: the admission threshold beside 0.93 is 0.42).
 std::string memory_phase_recording() {
   std::string text = "rubato-counters 1\ninterval,scope,elapsed_s,mem_accesses,mem_writes,mem_reads\n";

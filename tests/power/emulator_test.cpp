@@ -79,7 +79,7 @@ EmulatedFrequency half_speed_emulator(std::size_t workers = 1) {
 
 }  // namespace
 
-// Issue 24 §2: a thread descheduled during its segment (here: asleep for most
+// A thread descheduled during its segment (here: asleep for most
 // of it) is stretched for the CPU time it ran, not for the wall time the
 // segment took. The old emulator burnt the 60 ms of wall time again.
 TEST_CASE("Power.Emulator.SleepInSegmentIsNotStretched") {
@@ -117,7 +117,7 @@ TEST_CASE("Power.Emulator.SplitSegmentPartsShareItsCpuTime") {
   CHECK(both == Approx(0.010).margin(0.004));
 }
 
-// Issue 24 §2: more threads than cores. Every thread waits for a core part of
+// More threads than cores. Every thread waits for a core part of
 // the time; the emulator stretched that waiting too, and its wall-clock burn
 // took cores from the others: 8 threads on 2 cores used 3.1-3.7x the CPU time
 // at a requested 2x. Compared in CPU time (all of it is busy: the work and the

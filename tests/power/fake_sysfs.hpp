@@ -19,23 +19,14 @@ namespace rubato::test {
 class FakeSysfs {
  public:
   // `base`: where the tree goes (/dev/shm gives tmpfs, closer to sysfs write costs).
-  explicit FakeSysfs(const std::string& base = "/tmp") {
-    std::string tmpl = base + "/rubato-fake-sysfs-XXXXXX";
-    root_ = ::mkdtemp(tmpl.data());
-  }
-  ~FakeSysfs() {
-    std::error_code ec;
-    std::filesystem::remove_all(root_, ec);
-  }
-  FakeSysfs(const FakeSysfs&) = delete;
-  FakeSysfs& operator=(const FakeSysfs&) = delete;
+  explicit FakeSysfs(const std::string& base = "/tmp") : dir_(base, "rubato-fake-sysfs") {}
 
-  const std::string& root() const { return root_; }
-  std::string cpu_dir() const { return root_ + "/devices/system/cpu"; }
+  const std::string& root() const { return dir_.path(); }
+  std::string cpu_dir() const { return root() + "/devices/system/cpu"; }
   std::string policy_dir(int policy) const { return cpu_dir() + "/cpufreq/policy" + std::to_string(policy); }
 
   void write(const std::string& rel, const std::string& content) const {
-    const std::filesystem::path p = root_ + "/" + rel;
+    const std::filesystem::path p = root() + "/" + rel;
     std::filesystem::create_directories(p.parent_path());
     std::ofstream(p, std::ios::binary) << content;
   }
@@ -43,13 +34,13 @@ class FakeSysfs {
   // for files a thread of the code under test may read meanwhile — sysfs
   // never shows a reader a half-written value, a truncate-and-write does.
   void replace(const std::string& rel, const std::string& content) const {
-    const std::filesystem::path p = root_ + "/" + rel;
+    const std::filesystem::path p = root() + "/" + rel;
     const std::filesystem::path tmp = p.string() + ".new";
     std::ofstream(tmp, std::ios::binary) << content;
     std::filesystem::rename(tmp, p);
   }
   std::string read(const std::string& rel) const {
-    std::ifstream in(root_ + "/" + rel, std::ios::binary);
+    std::ifstream in(root() + "/" + rel, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), {});
   }
 
@@ -95,7 +86,7 @@ class FakeSysfs {
   // Every file under the cpufreq tree with its exact bytes.
   std::map<std::string, std::string> snapshot(const std::string& rel = "devices/system/cpu/cpufreq") const {
     std::map<std::string, std::string> out;
-    for (const auto& e : std::filesystem::recursive_directory_iterator(root_ + "/" + rel))
+    for (const auto& e : std::filesystem::recursive_directory_iterator(root() + "/" + rel))
       if (e.is_regular_file()) {
         std::ifstream in(e.path(), std::ios::binary);
         out[e.path().string()] = std::string(std::istreambuf_iterator<char>(in), {});
@@ -104,7 +95,7 @@ class FakeSysfs {
   }
 
  private:
-  std::string root_;
+  TempDir dir_;
 };
 
 }  // namespace rubato::test

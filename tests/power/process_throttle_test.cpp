@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "child_process.hpp"
 #include "rubato/power/os/process_throttle.hpp"
 
 using namespace rubato;
@@ -20,20 +21,10 @@ namespace {
 
 // A `sleep` in its own process group, killed and reaped at the end.
 struct SleepingProgram {
-  pid_t pid = fork();
-  SleepingProgram() {
-    if (pid == 0) {
-      setpgid(0, 0);
-      execlp("sleep", "sleep", "30", static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    setpgid(pid, pid);
-  }
-  ~SleepingProgram() {
-    kill(pid, SIGKILL);
-    kill(pid, SIGCONT);
-    waitpid(pid, nullptr, 0);
-  }
+  test::RunningProgram program{{test::tool_on_path("sleep"), "30"},
+                               test::SpawnOptions{.base = test::BaseEnv::inherited, .own_process_group = true}};
+  const pid_t pid = program.pid();
+
   // The state letter of /proc/<pid>/stat: 'T' stopped, 'S' sleeping.
   char state() const {
     std::ifstream f("/proc/" + std::to_string(pid) + "/stat");

@@ -136,7 +136,7 @@ TEST_CASE("Power.Model.EnergyOfARun") {
   CHECK(m.energy_j(slow) == Approx(10 + 8));
 }
 
-// issue 19 §2: an uncore power per uncore frequency, where a profile gives
+// An uncore power per uncore frequency, where a profile gives
 // one, charged when the uncore is pinned (RUBATO_UNCORE, simulate --uncore).
 TEST_CASE("Power.Profile.UncorePowerTableNeedsItsSourceAndIsSorted") {
   const std::string base = R"({"name":"x","cores":1,"cores_per_domain":1,"frequencies_hz":[1e9],

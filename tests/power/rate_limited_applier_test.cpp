@@ -36,7 +36,7 @@ TEST_CASE("Power.RateLimit.LatestRequestAfterDwell") {
   CHECK(writes.back().first == 1);
 }
 
-// issue 18 §1: a raise (slack's at a wake-up, a relay) is applied at the next
+// A raise (slack's at a wake-up, a relay) is applied at the next
 // pass whatever the dwell; the lowering after it waits for the dwell again.
 TEST_CASE("Power.RateLimit.RaiseIsNeverHeldForTheDwell") {
   DomainRecords records;

@@ -115,8 +115,8 @@ TEST_CASE("Power.Session.StaticBindingPinsWorkers") {
 }
 
 TEST_CASE("Power.Session.EmulatedWorkersOnDistinctDomainsFirst") {
-  // opteron-6378: 32 cores, 2 per domain -> 16 domains. Like HERMES (seed 000
-  // §4.1), workers get a clock domain each; the 17th shares with the first.
+  // opteron-6378: 32 cores, 2 per domain -> 16 domains. As in [HERMES]
+  // §4.1, workers get a clock domain each; the 17th shares with the first.
   test::TempDir dir;
   Environment env = base_env(dir, "emulated");
   env.push_back({"RUBATO_PROFILE", "opteron-6378"});

@@ -46,6 +46,7 @@ std::vector<std::pair<std::string, std::string>> child_env(const test::FakeSysfs
 struct ChildOnFakeTree {
   test::FakeSysfs fs;
   test::TempDir state;
+  test::TempDir output;  // the child's stdout and stderr
   std::map<std::string, std::string> before;
 
   explicit ChildOnFakeTree(int cpus, int per_domain = 1, const std::string& governor = "ondemand") {
@@ -53,11 +54,15 @@ struct ChildOnFakeTree {
     before = fs.snapshot();
   }
   // Starts the child at `policy` and waits until it reports policy0 at `khz`.
-  std::unique_ptr<test::ChildProcess> start(const std::string& policy, const std::string& khz,
-                                            const std::string& extra = "") {
+  std::unique_ptr<test::RunningProgram> start(const std::string& policy, const std::string& khz,
+                                              const std::string& extra = "") {
     std::vector<std::string> argv = {RUBATO_POWER_CHILD, fs.policy_dir(0) + "/scaling_setspeed"};
     if (!extra.empty()) argv.push_back(extra);
-    auto child = std::make_unique<test::ChildProcess>(argv, child_env(fs, state, policy));
+    test::SpawnOptions o;
+    o.env = child_env(fs, state, policy);
+    o.base = test::BaseEnv::inherited;
+    o.work = output.path();
+    auto child = std::make_unique<test::RunningProgram>(argv, o);
     REQUIRE(child->first_line() == "ready " + khz);
     CHECK(fs.read("devices/system/cpu/cpufreq/policy0/scaling_governor") == "userspace");
     return child;
@@ -222,7 +227,7 @@ TEST_CASE("Power.StateFile.RoundTripAndValidation") {
 
 TEST_CASE("Power.Restore.SigkillThenRubatoRestoreIsByteExact") {
   ChildOnFakeTree t(4, 2);
-  const int status = t.start("fixed:1.4GHz", "1400000")->kill_and_wait(SIGKILL);
+  const int status = t.start("fixed:1.4GHz", "1400000")->signal_and_wait(SIGKILL);
   CHECK((WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL));
   CHECK(t.fs.snapshot() != t.before);  // left changed by the killed child
   const auto results = restore_saved_states(std::nullopt, t.state.path(), t.fs.root());
@@ -235,7 +240,7 @@ TEST_CASE("Power.Restore.SigkillThenRubatoRestoreIsByteExact") {
 
 TEST_CASE("Power.Restore.SigtermRestoresWithoutRubatoRestore") {
   ChildOnFakeTree t(4, 2, "schedutil");
-  const int status = t.start("fixed:1.6GHz", "1600000")->kill_and_wait(SIGTERM);
+  const int status = t.start("fixed:1.6GHz", "1600000")->signal_and_wait(SIGTERM);
   // The default action still happens after our restore (chained).
   CHECK((WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM));
   CHECK(t.fs.snapshot() == t.before);
@@ -244,7 +249,7 @@ TEST_CASE("Power.Restore.SigtermRestoresWithoutRubatoRestore") {
 
 TEST_CASE("Power.Restore.SigtermChainsToTheProgramsHandler") {
   ChildOnFakeTree t(2);
-  const int status = t.start("fixed:1.4GHz", "1400000", "own-handler")->kill_and_wait(SIGTERM);
+  const int status = t.start("fixed:1.4GHz", "1400000", "own-handler")->signal_and_wait(SIGTERM);
   CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 7));  // the program's own handler ran after our restore
   CHECK(t.fs.snapshot() == t.before);
 }

@@ -1,4 +1,4 @@
-// Bad settings (issue 9, "Bad input"): every RUBATO_* variable and every
+// Bad settings (bad input): every RUBATO_* variable and every
 // config-file key with empty, huge, negative, non-numeric, out-of-range and
 // unknown values. Each bad value gives exactly one line naming the variable
 // (or file:line and key) and what is accepted, and the default is used; the
@@ -16,7 +16,7 @@
 #include "reliability_paths.hpp"
 #include "rubato/core/config/config_table.hpp"
 #include "rubato/core/config/settings.hpp"
-#include "run_program.hpp"
+#include "child_process.hpp"
 
 using namespace rubato;
 
@@ -144,7 +144,8 @@ TEST_CASE("Reliability.BadSettings.EveryVariableEveryBadValueInProcess") {
 
 namespace {
 
-// The six classes of the issue, with the out-of-range value each key has.
+// The six classes of bad value (empty, huge, negative, non-numeric, out of
+// range, unknown), with the out-of-range value each key has.
 std::vector<Value> classes_for(std::string_view env) {
   std::string out_of_range = "0";
   if (env == "RUBATO_ENABLE") out_of_range = "2";

@@ -1,4 +1,4 @@
-// `rubato calibrate` end to end (issue 19 §1): against a fake machine
+// `rubato calibrate` end to end: against a fake machine
 // (programs/fake_machine.cpp) whose RAPL counters follow a power law the test
 // chooses, calibration recovers the law; the cpufreq tree is put back byte
 // for byte, also after SIGTERM mid-run; --beta gives a finite β with its
@@ -14,7 +14,7 @@
 #include "fake_sysfs.hpp"
 #include "reliability_paths.hpp"
 #include "rubato/power/machine/profile.hpp"
-#include "run_program.hpp"
+#include "child_process.hpp"
 
 namespace {
 

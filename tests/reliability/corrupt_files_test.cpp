@@ -1,12 +1,11 @@
-// Corrupt and truncated files given to the command line (issue 9, "Bad
-// input"): state files to `rubato restore`, task traces to `rubato simulate
-// --trace`, reports to `rubato compare`. Each file is a real one (a trace and
-// a report recorded by the OMPT tool from a real program, a state file as the
-// sysfs back-end writes it), cut at many lengths and with single bytes
-// changed. Every damaged file that cannot be read must give a clear error
-// naming the file and the offset, a non-zero exit status, and no crash; a
-// change the format cannot tell from data (a digit of a duration) may be
-// accepted, but never crash.
+// Corrupt and truncated files given to the command line (bad input): state
+// files to `rubato restore`, task traces to `rubato simulate --trace`, reports
+// to `rubato compare`. Each file is a real one (a trace and a report recorded
+// by the OMPT tool from a real program, a state file as the sysfs back-end
+// writes it), cut at many lengths and with single bytes changed. Every damaged
+// file that cannot be read must give a clear error naming the file and the
+// offset, a non-zero exit status, and no crash; a change the format cannot tell
+// from data (a digit of a duration) may be accepted, but never crash.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -14,7 +13,7 @@
 #include "fake_sysfs.hpp"
 #include "reliability_paths.hpp"
 #include "rubato/power/state/state_file.hpp"
-#include "run_program.hpp"
+#include "child_process.hpp"
 
 using namespace rubato;
 

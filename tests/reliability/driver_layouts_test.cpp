@@ -1,4 +1,4 @@
-// Today's frequency drivers (issue 19 §2): a real OpenMP program
+// Today's frequency drivers: a real OpenMP program
 // (programs/ticker.cpp) under librubato_ompt.so with the sysfs back-end on a
 // fake tree of each driver layout (tests/power/fake_driver_layouts.hpp), with
 // and without the uncore driver. While it runs, the files that change must
@@ -14,7 +14,7 @@
 #include "fake_driver_layouts.hpp"
 #include "read_report.hpp"
 #include "reliability_paths.hpp"
-#include "run_program.hpp"
+#include "child_process.hpp"
 
 using namespace rubato;
 namespace fs = std::filesystem;

@@ -12,7 +12,7 @@
 
 #include "fake_sysfs.hpp"
 #include "reliability_paths.hpp"
-#include "run_program.hpp"
+#include "child_process.hpp"
 
 namespace rubato::test {
 

@@ -29,7 +29,7 @@
 
 #include "fake_sysfs.hpp"
 #include "read_report.hpp"
-#include "run_program.hpp"
+#include "child_process.hpp"
 
 namespace {
 

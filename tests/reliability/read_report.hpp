@@ -6,7 +6,7 @@
 #include <string>
 
 #include "rubato/core/io/report.hpp"
-#include "run_program.hpp"
+#include "child_process.hpp"
 
 namespace rubato::test {
 

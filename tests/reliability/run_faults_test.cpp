@@ -1,4 +1,4 @@
-// Faults around a run that rubato must absorb (issue 9, "Faults"): the RAPL
+// Faults around a run that rubato must absorb: the RAPL
 // energy counter wrapping during the run, the energy counter vanishing, and
 // the report's directory disappearing, filling up or turning read-only
 // before the report is written — one stderr line, the program's output and

@@ -1,6 +1,7 @@
-// Security of state files and restore (issue 9, "Security"). Every test puts
-// a stand-in file outside the fake tree where an attacker would aim, and
-// checks that it keeps its bytes: no test goes near a real system file.
+// Security of state files and restore (tests/RELIABILITY.md, "Security
+// measures"). Every test puts a stand-in file outside the fake tree where an
+// attacker would aim, and checks that it keeps its bytes: no test goes near a
+// real system file.
 #include <grp.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -16,7 +17,7 @@
 #include "reliability_paths.hpp"
 #include "rubato/power/session/session.hpp"
 #include "rubato/power/state/state_file.hpp"
-#include "run_program.hpp"
+#include "child_process.hpp"
 
 using namespace rubato;
 namespace fs = std::filesystem;
@@ -306,29 +307,24 @@ TEST_CASE("Reliability.Security.SecureExecutionKeepsRubatoOut") {
   const std::string err_path = tmp.path() + "/stderr.txt";
   const std::string out_path = tmp.path() + "/stdout.txt";
 
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    // The unprivileged user: real and effective ids nobody; exec makes the
-    // effective id root again through the setuid bit.
-    if (!std::freopen(out_path.c_str(), "w", stdout) || !std::freopen(err_path.c_str(), "w", stderr)) ::_exit(126);
+  // The unprivileged user: real and effective ids nobody; exec makes the
+  // effective id root again through the setuid bit.
+  test::SpawnOptions o;
+  o.base = test::BaseEnv::empty;
+  o.env = {{"OMP_TOOL_LIBRARIES", test::kOmptTool},
+           {"RUBATO_REPORT", report},
+           {"RUBATO_LOG", "info"},
+           {"OMP_NUM_THREADS", "2"}};
+  o.out_path = out_path;
+  o.err_path = err_path;
+  o.before_exec = [] {
     if (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(125);
-    const std::string tool = std::string("OMP_TOOL_LIBRARIES=") + test::kOmptTool;
-    const std::string report_env = "RUBATO_REPORT=" + report;
-    char* const argv[] = {const_cast<char*>(program.c_str()), const_cast<char*>("14"),
-                          const_cast<char*>("/nonexistent/stop"), const_cast<char*>("0"), nullptr};
-    char* const envp[] = {const_cast<char*>(tool.c_str()), const_cast<char*>(report_env.c_str()),
-                          const_cast<char*>("RUBATO_LOG=info"), const_cast<char*>("OMP_NUM_THREADS=2"), nullptr};
-    ::execve(argv[0], argv, envp);
-    ::_exit(127);
-  }
-  int status = 0;
-  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  };
+  const test::ProgramResult run = test::run_program({program, "14", "/nonexistent/stop", "0"}, o);
   const std::string err = test::read_file(err_path);
   INFO("stderr:\n" << err);
-  REQUIRE(WIFEXITED(status));
-  REQUIRE(WEXITSTATUS(status) == 0);
+  REQUIRE(run.exited);
+  REQUIRE(run.exit_code == 0);
   CHECK(test::read_file(out_path).find("fib") != std::string::npos);
   CHECK(err.find("rubato: not started: this program runs in secure-execution mode") != std::string::npos);
   CHECK_FALSE(fs::exists(report));

@@ -1,5 +1,5 @@
-// How a run ends, and what its report says (issue 24 §3; tests/RELIABILITY.md,
-// "How a run ends"): a program stopped by a termination signal still writes
+// How a run ends, and what its report says (tests/RELIABILITY.md, "How a
+// run ends"): a program stopped by a termination signal still writes
 // its report, marked with the signal, before the program's own handler or the
 // default action; a crash writes none and says so; the report's command is the
 // line the program started with even when it rewrites its argv; the trace is

@@ -1,4 +1,4 @@
-// A program killed mid-run (issue 9, "Faults"): rubato on the sysfs back-end
+// A program killed mid-run: rubato on the sysfs back-end
 // of a fake tree, hermes changing frequencies all the time. Catchable signals
 // restore the tree at once and then act as they would have (the program dies
 // of the same signal); after SIGKILL `rubato restore` puts it back.

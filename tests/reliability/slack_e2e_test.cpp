@@ -1,15 +1,15 @@
-// slack and eco through the OMPT tool on a real program (issue 18 §1-2):
-// programs/phases.cpp alternates serial work on the initial thread with
-// parallel regions of tasks, so the pool thread waits between regions far
-// longer than the dwell. Under slack it is lowered there and raised when the
-// next region gives it work; the initial thread's serial part is work and is
-// never lowered. Results are unchanged under every policy.
+// slack and eco (rubato's own, beyond the papers) through the OMPT tool on a
+// real program: programs/phases.cpp alternates serial work on the initial
+// thread with parallel regions of tasks, so the pool thread waits between
+// regions far longer than the dwell. Under slack it is lowered there and raised
+// when the next region gives it work; the initial thread's serial part is work
+// and is never lowered. Results are unchanged under every policy.
 #include <catch2/catch.hpp>
 
 #include "fake_sysfs.hpp"
 #include "read_report.hpp"
 #include "reliability_paths.hpp"
-#include "run_program.hpp"
+#include "child_process.hpp"
 
 using namespace rubato;
 

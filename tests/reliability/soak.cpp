@@ -1,4 +1,4 @@
-// Bounded soak (issue 9, "Load"): the fine-grained benchmark (fib, one
+// Bounded soak (load): the fine-grained benchmark (fib, one
 // OpenMP task per call, no cutoff) under hermes on the sysfs back-end of a
 // fake tree for about SOAK_SECONDS (default 60). Checks and prints:
 // - tempo changes: requested by the engine and applied, per domain (thousands);
@@ -21,7 +21,7 @@
 
 #include "fake_sysfs.hpp"
 #include "read_report.hpp"
-#include "run_program.hpp"
+#include "child_process.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// A cpufreq write that fails mid-run (issue 9, "Faults"): the sysfs back-end
+// A cpufreq write that fails mid-run: the sysfs back-end
 // degrades to a dry run with one message, the program runs on unchanged, the
 // report records it, and the tree is put back (at exit, or by `rubato
 // restore` once the file works again when the fault persists).

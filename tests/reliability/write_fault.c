@@ -16,7 +16,7 @@
  * close is interposed to forget the fd: a descriptor number is reused by the
  * next open, and one made by a path this library does not see (fopen, and so
  * std::ofstream, open inside libc) would otherwise inherit the closed
- * scaling_setspeed's mark. That happened (issue 21): the ticker's
+ * scaling_setspeed's mark. That happened: the ticker's
  * std::ofstream of "<stop>.started" took the number of a setspeed file
  * rubato had just closed, its write was counted as a third setspeed write and
  * took the one transient fault, and rubato never saw it: no degradation in

@@ -14,7 +14,7 @@ std::string error_of(const std::string& text) {
 }
 }  // namespace
 
-TEST_CASE("Sim.DagSpec.IssueExamples", "[sim][dag]") {
+TEST_CASE("Sim.DagSpec.ExampleSpecs", "[sim][dag]") {
   std::string error;
   auto fib = parse_dag_spec("fib:30", error);
   REQUIRE(fib);

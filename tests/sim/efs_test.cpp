@@ -1,6 +1,6 @@
-// Memory-bus contention by the EFS model (seed 001 §3.1, Eqs. 10-11) and the
+// Memory-bus contention by the EFS model ([EFS] §3.1, Eqs. 10-11) and the
 // efs throttling policy (§4) in the simulator, on the i5-2500 profile (the
-// machine seed 001 measured: µ and P0..P4 of Eq. 25).
+// machine [EFS] measured: µ and P0..P4 of Eq. 25).
 #include <catch2/catch.hpp>
 
 #include <numeric>
@@ -165,7 +165,7 @@ TEST_CASE("Sim.Efs.MaxBandwidthRunsFewerAndSavesEnergy", "[sim][efs]") {
   CHECK(efs.throttled_s() > 0.5);
   CHECK_FALSE(efs.sim->result().throttle_events.empty());
   CHECK(efs.sim->result().control_steps > 10);
-  // Energy: the profile's model and seed 001 Eq. 13 both drop.
+  // Energy: the profile's model and [EFS] Eq. 13 both drop.
   CHECK(efs.sim->result().energy_j < 0.9 * base.sim->result().energy_j);
   REQUIRE(efs.sim->result().eq13_energy_j > 0);
   CHECK(efs.sim->result().eq13_energy_j < 0.9 * base.sim->result().eq13_energy_j);

@@ -18,7 +18,7 @@ MachineProfile paired(int cores) {
 }  // namespace
 
 TEST_CASE("Sim.Placement.SpreadUsesOneCorePerDomainFirst", "[sim][machine]") {
-  // seed 000 §4.1: no two workers shared a clock domain while there were domains to spare.
+  // [HERMES] §4.1: no two workers shared a clock domain while there were domains to spare.
   CHECK(place_workers(paired(8), 3, Placement::spread) == std::vector<int>{0, 2, 4});
   CHECK(place_workers(paired(8), 6, Placement::spread) == std::vector<int>{0, 2, 4, 6, 1, 3});
   CHECK(place_workers(paired(7), 7, Placement::spread) == std::vector<int>{0, 2, 4, 6, 1, 3, 5});
@@ -33,8 +33,8 @@ TEST_CASE("Sim.Placement.TooManyWorkers", "[sim][machine]") {
 
 TEST_CASE("Sim.Placement.SharedDomainRunsAtFastestRequest", "[sim][machine][dvfs]") {
   // Compact placement on a 2-cores-per-domain machine: the two workers share a
-  // domain, so the thief's slower request never takes effect (DESIGN.md: a
-  // domain runs at the fastest tempo any of its workers asks for).
+  // domain, so the thief's slower request never takes effect (docs/design.md
+  // "The engine": a domain runs at the fastest tempo any of its workers asks for).
   test::Fib2Case c("workpath");
   c.opt.profile.cores_per_domain = 2;
   c.opt.placement = Placement::compact;

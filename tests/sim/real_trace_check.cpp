@@ -1,4 +1,4 @@
-// Sim.TraceReplay.RealKernelRun (issue 8 "Tests"): records a real OpenMP run
+// Sim.TraceReplay.RealKernelRun: records a real OpenMP run
 // through the OMPT tool with RUBATO_TRACE, replays the trace on 2 simulated
 // workers at f_max, and compares with the real run's report:
 //  - explicit tasks completed: exactly equal;
@@ -9,9 +9,6 @@
 //    the tolerance is 10 steals or a factor of two.
 //
 //   sim_real_trace_check WORKDIR TOOL PROGRAM [ARGS...]
-#include <spawn.h>
-#include <sys/wait.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -20,12 +17,11 @@
 #include <string>
 #include <vector>
 
+#include "../support/child_process.hpp"
 #include "rubato/core/io/report.hpp"
 #include "rubato/core/io/trace.hpp"
 #include "rubato/sim/simulator.hpp"
 #include "rubato/sim/trace_replay.hpp"
-
-extern char** environ;
 
 using namespace rubato;
 
@@ -59,25 +55,16 @@ int main(int argc, char** argv) {
   const std::string trace_path = (work / "run.trace").string();
   const std::string report_path = (work / "run.json").string();
 
-  std::vector<std::string> env_text;
-  for (char** e = environ; *e; ++e) env_text.emplace_back(*e);
-  env_text.push_back("OMP_NUM_THREADS=2");
-  env_text.push_back(std::string("OMP_TOOL_LIBRARIES=") + argv[2]);
-  env_text.push_back("RUBATO_TRACE=" + trace_path);
-  env_text.push_back("RUBATO_REPORT=" + report_path);
-  env_text.push_back("RUBATO_POLICY=baseline");
-  env_text.push_back("RUBATO_BACKEND=dry-run");
-  std::vector<char*> envp;
-  for (auto& s : env_text) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<char*> args(argv + 3, argv + argc);
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  if (posix_spawn(&pid, argv[3], nullptr, nullptr, args.data(), envp.data()) != 0)
-    return fail("cannot start the program");
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return fail("the recorded program failed");
+  test::SpawnOptions spawn;
+  spawn.base = test::BaseEnv::inherited;
+  spawn.env = {{"OMP_NUM_THREADS", "2"},       {"OMP_TOOL_LIBRARIES", argv[2]}, {"RUBATO_TRACE", trace_path},
+               {"RUBATO_REPORT", report_path}, {"RUBATO_POLICY", "baseline"},   {"RUBATO_BACKEND", "dry-run"}};
+  spawn.work = work.string();
+  const test::ProgramResult run = test::run_program(std::vector<std::string>(argv + 3, argv + argc), spawn, 600);
+  std::fputs(run.out.c_str(), stdout);
+  std::fputs(run.err.c_str(), stderr);
+  if (run.exited && run.exit_code == 127) return fail("cannot start the program");
+  if (!run.ok()) return fail("the recorded program failed (" + run.status() + ")");
 
   std::string error;
   std::ifstream in(report_path);

@@ -1,5 +1,6 @@
-// slack and the cost guard in the simulator (issue 18): the same engine
-// policies, with the simulator's sweeper ticks and DVFS model.
+// slack and the cost guard (rubato's own, beyond the papers) in the
+// simulator: the same engine policies, with the simulator's sweeper ticks and
+// DVFS model.
 #include <catch2/catch.hpp>
 
 #include "sim_fixture.hpp"

@@ -1,4 +1,4 @@
-// Hand-computable runs (issue 8 "Tests"): a chain on one worker, and two
+// Hand-computable runs: a chain on one worker, and two
 // workers with exactly one steal, derived event by event in the comments.
 #include <catch2/catch.hpp>
 
@@ -160,7 +160,7 @@ TEST_CASE("Sim.Timeline.OmpModelTiedResume", "[sim][timeline][omp]") {
   CHECK(ws[1].tasks_completed == 1);
 }
 
-// issue 19 §2: a pinned uncore frequency is charged the profile's uncore power
+// A pinned uncore frequency is charged the profile's uncore power
 // at it, over the makespan; without a table, or unpinned, the constant.
 TEST_CASE("Sim.Energy.UncoreChargedAtThePinnedUncoreFrequency", "[sim][energy]") {
   Fib2Case unpinned("baseline");

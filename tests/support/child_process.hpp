@@ -1,4 +1,4 @@
-// The one way the tests start a program: an argv (no shell), an environment
+// How the tests start a program: an argv (no shell), an environment
 // built from the test's own, stdout and stderr going to files (no pipe can fill
 // and block it), no core dumps, and a timeout. A started program can be
 // watched and signalled while it runs.
@@ -230,9 +230,6 @@ inline std::string tool_on_path(const char* name) {
   return "";
 }
 
-// Runs a shell command, output discarded; true when it succeeded.
-inline bool run_quietly(const std::string& command) { return std::system((command + " >/dev/null 2>&1").c_str()) == 0; }
-
 inline ProgramResult run_program(const std::vector<std::string>& argv, const EnvList& env, const std::string& work,
                                  double timeout_s = 120, const std::string& cwd = "") {
   RunningProgram p(argv, env, work, cwd);
@@ -242,6 +239,11 @@ inline ProgramResult run_program(const std::vector<std::string>& argv, const Env
 inline ProgramResult run_program(const std::vector<std::string>& argv, const SpawnOptions& o, double timeout_s = 120) {
   RunningProgram p(argv, o);
   return p.wait(timeout_s);
+}
+
+// Runs a shell command in the test's environment, output discarded; true when it succeeded.
+inline bool run_quietly(const std::string& command) {
+  return run_program({"/bin/sh", "-c", command}, SpawnOptions{.base = BaseEnv::inherited}).ok();
 }
 
 }  // namespace rubato::test

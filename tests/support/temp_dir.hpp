@@ -13,9 +13,10 @@ namespace rubato::test {
 
 class TempDir {
  public:
-  TempDir() {
-    char tmpl[] = "/tmp/rubato-test-XXXXXX";
-    const char* made = ::mkdtemp(tmpl);
+  // `base`: where the directory goes (/dev/shm gives tmpfs); `prefix`: its name's start.
+  explicit TempDir(const std::string& base = "/tmp", const std::string& prefix = "rubato-test") {
+    std::string tmpl = base + "/" + prefix + "-XXXXXX";
+    const char* made = ::mkdtemp(tmpl.data());
     path_ = made ? made : "";
   }
   ~TempDir() {

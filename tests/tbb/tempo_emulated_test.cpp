@@ -1,4 +1,4 @@
-// hermes under the DVFS emulator: a thief is slowed (seed 000 Fig. 5, thief
+// hermes under the DVFS emulator: a thief is slowed ([HERMES] Fig. 5, thief
 // procrastination: one tempo below its victim) until its victim goes idle
 // (immediacy relay), so its busy time is at a slower tempo level and the
 // emulator really burned extra time on it. Results unchanged.
@@ -74,7 +74,7 @@ TEST_CASE("Tbb.Tempo.HermesEmulatedSlowsThieves", "[tbb]") {
   CHECK(thief_delay > 0);
 }
 
-// issue 18 §1: slack through the drop-ins. The main thread computes alone
+// slack (rubato's own, beyond the papers) through the drop-ins. The main thread computes alone
 // between task_group runs (serial work, never lowered) while the other
 // worker waits in oneTBB's dispatch loop or outside the arena: lowered after
 // the dwell, raised when it steals again. Results unchanged.

@@ -1,5 +1,5 @@
 // Untied tasks that suspend and resume, possibly on another thread, as real
-// task codes write them (issue 24 §1): untied_migrate <mode> <size> <threads>.
+// task codes write them: untied_migrate <mode> <size> <threads>.
 //   producer  an untied producer in `single nowait` (a blocked LU's shape):
 //             <size> steps of one task, taskwait, 150 tasks, taskwait, 300
 //             tasks, taskwait (more than libomp's 256-entry deque holds, so

@@ -2,6 +2,8 @@
 #include <cstdio>
 
 #include <rubato/core/tempo/engine.hpp>
+// The 0.1 path, still installed as a forwarding header for one release (CHANGELOG.md).
+#include <rubato/core/engine.hpp>
 #include <rubato/core/version.hpp>
 
 int main() {

@@ -1,4 +1,4 @@
-// A fake machine for `rubato calibrate`'s tests (issue 19 §1): keeps a fake
+// A fake machine for `rubato calibrate`'s tests: keeps a fake
 // cpufreq + powercap tree alive under ROOT (what RUBATO_SYSFS_ROOT points
 // at), as the kernel would for an acpi-cpufreq machine with RAPL:
 //  - a cpufreq policy per real online CPU (userspace governor available,

@@ -1,6 +1,6 @@
 // Serial phases between parallel regions: the initial thread computes alone
 // for a while (the pool threads wait, parked in libomp), then a region of
-// task-parallel fib. The shape slack acts on (issue 18 §1): waits longer than
+// task-parallel fib. The shape slack acts on: waits longer than
 // the dwell between regions, and serial code that is work, not a wait. Its
 // one stdout line is deterministic.
 //
