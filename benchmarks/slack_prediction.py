@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""slack's energy saving against the model's prediction (issue 18 §3).
+"""slack's energy saving against the model's prediction.
 
 Reads `rubato compare --json` of an experiment with baseline and slack (and
 eco) runs on the emulator and the machine profile, and prints per workload:

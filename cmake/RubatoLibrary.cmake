@@ -1,4 +1,5 @@
-# rubato_library(<name> <STATIC|SHARED|MODULE> SOURCES <files...>)
+# rubato_library(<name> <STATIC|SHARED|MODULE> SOURCES <files...> [INSTALL_HEADERS <paths...>]
+#                [INTERNAL | NO_EXPORT])
 # The shape every rubato library shares: target rubato_<name> with the alias
 # rubato::<name> (the name find_package(rubato) users link), position-
 # independent code (the front-ends are shared objects that link the static
@@ -7,8 +8,12 @@
 # the project's warnings, and its place in the exported package.
 # INSTALL_HEADERS <paths...>: the public headers to install, relative to
 # include/ (folders install whole); none when left out.
+# MODULE (a plug-in such as the OMPT tool): loaded, never linked against, so
+# it exports no usage requirements. INTERNAL: a piece of another target and
+# its tests, neither installed nor exported. NO_EXPORT: installed, but not in
+# the exported package (the preload library: programs load it, none links it).
 function(rubato_library name type)
-  cmake_parse_arguments(arg "" "" "SOURCES;INSTALL_HEADERS" ${ARGN})
+  cmake_parse_arguments(arg "INTERNAL;NO_EXPORT" "" "SOURCES;INSTALL_HEADERS" ${ARGN})
   set(target rubato_${name})
   add_library(${target} ${type} ${arg_SOURCES})
   add_library(rubato::${name} ALIAS ${target})
@@ -20,9 +25,20 @@ function(rubato_library name type)
   if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/src)
     target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
   endif()
-  target_compile_features(${target} PUBLIC cxx_std_20)
+  if(type STREQUAL "MODULE")
+    target_compile_features(${target} PRIVATE cxx_std_20)
+  else()
+    target_compile_features(${target} PUBLIC cxx_std_20)
+  endif()
   rubato_target_defaults(${target})
-  install(TARGETS ${target} EXPORT rubatoTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  if(arg_INTERNAL)
+    return()
+  endif()
+  set(export EXPORT rubatoTargets)
+  if(arg_NO_EXPORT)
+    set(export "")
+  endif()
+  install(TARGETS ${target} ${export} ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
           LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
   foreach(header IN LISTS arg_INSTALL_HEADERS)
     get_filename_component(subdir ${header} DIRECTORY)

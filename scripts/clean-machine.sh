@@ -5,7 +5,7 @@
 # mount namespace, with a fresh clone of this checkout's HEAD and ../shared
 # beside it. Whatever the tests or the main job need and scripts/setup.sh does
 # not install fails here, as it would on a new machine; nothing installed on
-# this host by hand can hide it (issue 21).
+# this host by hand can hide it.
 #
 #   scripts/clean-machine.sh                 scripts/test.sh, then scripts/experiment.sh
 #   scripts/clean-machine.sh test            only the test command
@@ -65,7 +65,7 @@ cp /etc/resolv.conf "$root/etc/resolv.conf"
 # The clone: exactly what is committed, as CI checks it out, with ../shared beside it.
 mkdir -p "$root/work"
 git clone -q "$PWD" "$root/work/rubato"
-if [ -d ../shared ]; then cp -r ../shared "$root/work/shared"; else say "no ../shared beside this checkout: the docs' paper references will be missing"; fi
+if [ -d ../shared ]; then cp -r ../shared "$root/work/shared"; fi  # as CI lays it; nothing in the tree reads it
 say "clone of $(git rev-parse --short HEAD) in $root/work/rubato; packages before setup: $(chroot "$root" dpkg-query -W | wc -l)"
 
 inner='cd /work/rubato && export HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 && '

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The README's main command: installs what is missing, builds what the
-# experiment needs, runs the five PBBS kernels of seed 000 §4.1 (OpenMP tasks:
-# knn ray sort compare hull) under baseline, hermes (seed 000), slack and eco
-# (issue 18: slow the workers that wait; eco = hermes + the cost guard + slack)
+# experiment needs, runs the five PBBS kernels of [HERMES] §4.1 (OpenMP tasks:
+# knn ray sort compare hull) under baseline, hermes ([HERMES]), slack and eco
+# (rubato's own: slow the workers that wait; eco = hermes + the cost guard + slack)
 # with the rubato tool attached, on the best backend this machine allows, and
 # prints the comparison table (normalised to baseline: energy saving, time
 # loss, EDP, waiting time and how much of it was slowed) and where the report is.
@@ -15,7 +15,7 @@
 #   RUBATO_EXPERIMENT_OUT     results directory (results/<date-time>)
 #   RUBATO_EXPERIMENT_POLICIES policies, comma list (baseline,hermes,slack,eco; the
 #                             paper's parts: add workpath,workload)
-#   RUBATO_PROFILE            machine profile (opteron-6378: seed 000's System A)
+#   RUBATO_PROFILE            machine profile (opteron-6378: [HERMES] System A)
 #   RUBATO_BACKEND            auto (default): sysfs, else likwid; where neither works the
 #                             script asks for the emulator (--backend emulated) and says so
 #   RUBATO_BUILD_DIR          build directory (build/default, the default preset's)
@@ -70,7 +70,7 @@ else
   chosen="backend $backend (RUBATO_BACKEND)"
 fi
 say "$chosen"
-say "profile $profile$([ -z "${RUBATO_PROFILE:-}" ] && echo ' (default: seed 000 System A, 2x Opteron 6378; RUBATO_PROFILE to change)')"
+say "profile $profile$([ -z "${RUBATO_PROFILE:-}" ] && echo ' (default: [HERMES] System A, 2x Opteron 6378; RUBATO_PROFILE to change)')"
 case "$chosen" in
   *emulated*) say "no DVFS here: slowed workers are emulated (their tasks really take longer) and energy is modeled from the profile, not measured" ;;
 esac

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, configures, builds and
 # runs every test through CTest. On a fresh Debian 12 machine it needs nothing
-# but this checkout (and ../shared for the papers the docs cite).
+# but this checkout.
 #   scripts/test.sh   default build (every test) and the style / lint check of
 #                     the files the change touches (scripts/check-style.sh); then under ASan+UBSan (asan)
 #                     the unit, reliability and OpenMP end-to-end tests and each

@@ -1,4 +1,4 @@
-// Decision cost per frequency change (issue 3): what the engine's calling
+// Decision cost per frequency change: what the engine's calling
 // thread pays in domain_level_changed (dry-run vs sysfs: both only record),
 // and what the sysfs back-end's flusher pays to apply one change
 // (scaling_setspeed write on a fake sysfs tree; a real sysfs write adds the

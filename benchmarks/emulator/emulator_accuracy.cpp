@@ -1,9 +1,9 @@
-// Emulator accuracy (issue 3): requested vs achieved slowdown of a CPU-bound
+// Emulator accuracy: requested vs achieved slowdown of a CPU-bound
 // loop at three frequencies below f_max, through the real engine + emulator.
 // "achieved" compares median segment times (robust to preemption on a shared
 // machine), "cpu" median thread CPU time per repetition (immune to it: work
 // and burn are both busy), "wall" median whole-repetition wall time.
-// With more threads than cores (issue 24 §2), "wall" is the figure to watch:
+// With more threads than cores, "wall" is the figure to watch:
 // every thread is descheduled part of the time, segment times include those
 // waits, and the emulator must stretch only the CPU time a segment ran.
 //   emulator_accuracy [fmax-GHz (2.4)] [segment-iterations (200000)] [segments (50)] [reps (5)] [threads (1)]

@@ -1,5 +1,5 @@
 // A second reference for rubato's overhead: the least an OMPT tool must do per
-// task to give issue 4's exact counts, and nothing more. It marks each task
+// task to give rubato's exact counts, and nothing more. It marks each task
 // with its creator, counts a push per deferred task, a pop or a steal at each
 // task's first start, a completion at each end, and keeps each worker's queue
 // depth (pushes - pops - stolen from) and its maximum, in per-thread,

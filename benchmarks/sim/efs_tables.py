@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Tables of reproduce_efs.sh: seed 001 Fig. 4 and Table 1, simulated, beside the paper."""
+"""Tables of reproduce_efs.sh: [EFS] Fig. 4 and Table 1, simulated, beside the paper."""
 import json
 import sys
 from pathlib import Path
 
-# Seed 001 Table 1 (i5-2500, four instances of the max-bandwidth synthetic).
+# [EFS] Table 1 (i5-2500, four instances of the max-bandwidth synthetic).
 PAPER_TABLE1 = {
     "serial": ("Serial execution using CFS", 21.84, 527, 904),
     "all-cores": ("Parallel execution using CFS", 27.76, 1376, 2079),
@@ -75,9 +75,9 @@ def table1(out):
 
 def main():
     out = Path(sys.argv[1])
-    print("### Seed 001 Fig. 4: four identical threads, throughput vs solo bus utilisation\n")
+    print("### [EFS] Fig. 4: four identical threads, throughput vs solo bus utilisation\n")
     print(fig4(out))
-    print("\n### Seed 001 Table 1: four max-bandwidth instances, i5-2500 profile\n")
+    print("\n### [EFS] Table 1: four max-bandwidth instances, i5-2500 profile\n")
     print(table1(out))
 
 

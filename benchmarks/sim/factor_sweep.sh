@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Why HERMES loses to baseline on this machine's main experiment (issue 6
-# "Measure"): one factor changed at a time on the simulator, which drives the
+# Why HERMES loses to baseline on this machine's main experiment
+# (scripts/experiment.sh): one factor changed at a time on the simulator, which drives the
 # real engine and policies and is deterministic (no host load in the figures).
 #   benchmarks/sim/factor_sweep.sh [BUILD_DIR (build/default)] [OUT_DIR (BUILD_DIR/factor-sweep)]
 # Environment: TRIALS (5), EMULATED (a `rubato run` results directory, e.g.

@@ -2,7 +2,7 @@
 """Markdown tables of the simulated HERMES experiments (reproduce_hermes.sh).
 
 Reads OUT_DIR/<experiment>-<system>.json (`rubato compare --json`) and prints,
-per figure of seed 000, the simulated energy saving, time loss and EDP of each
+per figure of [HERMES], the simulated energy saving, time loss and EDP of each
 policy normalised to the baseline of the same input, worker count and
 frequency set. Standard library only.
 

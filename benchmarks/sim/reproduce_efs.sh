@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Seed 001 (EFS) on the simulator: Fig. 4 (four identical threads: throughput
+# [EFS] on the simulator: Fig. 4 (four identical threads: throughput
 # vs solo bus utilisation 0.1..0.9, the analytic curve of Eqs. 10-12 beside the
 # simulated run of four such tasks) and Table 1 (four max-bandwidth instances
 # on the i5-2500 profile: serial, all cores, efs), with the paper's numbers.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Seed 000 (HERMES) §4.2 on the simulator: Figs. 6-9 (energy saving, time
+# [HERMES] §4.2 on the simulator: Figs. 6-9 (energy saving, time
 # loss, EDP), 10-13 (workpath vs workload vs unified), 14-17 (frequency pairs
 # and N-frequency sets) and 23-24 (naive fixed frequency), on the profiles of
 # System A (opteron-6378; 2/4/8/16 workers) and System B (fx-8150; 2/3/4).

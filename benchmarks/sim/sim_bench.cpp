@@ -1,4 +1,4 @@
-// sim_bench: how fast the simulator runs (issue 8 "Measure"): simulated task
+// sim_bench: how fast the simulator runs: simulated task
 // events (calls into the engine's event API) per second of host time, for
 // ~1 M-task DAGs at 2, 16, 64 and 256 workers (host time = CPU time of the
 // simulating process); cost per task at several DAG

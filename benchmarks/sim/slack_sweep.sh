@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# issue 18 §3: baseline, hermes, slack and eco on the simulator, over the
+# slack's saving, simulated: baseline, hermes, slack and eco on the simulator, over the
 # kernel traces (record_traces.sh), 2..32 workers, the profile's beta and
-# beta 0.5 and 0.3, on opteron-6378 (seed 000's System A) and a current part
+# beta 0.5 and 0.3, on opteron-6378 ([HERMES] System A) and a current part
 # (epyc-7502: measured, docs/machine-profiles.md). Nothing is tuned: every
 # figure is the profile's; the betas and worker counts were fixed beforehand.
 #   benchmarks/sim/slack_sweep.sh [BUILD_DIR (build/default)] [OUT_DIR (BUILD_DIR/sim-slack)]

@@ -1,5 +1,5 @@
 // The reference between plain oneTBB and rubato::tbb::task_group: a task_group
-// that does the least any drop-in must do per task to count issue 5's exact
+// that does the least any drop-in must do per task to count rubato's exact
 // steals and queue depths, and nothing more. Each spawned functor carries the
 // spawner's worker index; a push per run (with the queue depth's maximum), a
 // pop or a steal when the task starts, a completion when it ends; per-thread,

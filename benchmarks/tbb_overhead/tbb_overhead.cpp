@@ -200,23 +200,55 @@ void preload_overhead(const std::string& preload, const char* which, int runs, i
       which, w, w / p, p, paired_ratio(wall[1], wall[0]), c, (c - pc) / per_run_tasks * 1e9, per_run_tasks);
 }
 
+// A child of --preload (internal options): one workload, under the preload.
+int child_main(int argc, char** argv) {
+  try {
+    const rubato::bench::Args args(argc, argv, {"child-fib", "child-coarse", "fib", "tasks", "steps", "threads"});
+    const int threads = static_cast<int>(args.number("threads", 0));
+    std::optional<tbb::global_control> limit;
+    if (threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+    return run_child(argv[1] + 8, static_cast<int>(args.number("fib", 30)), static_cast<int>(args.number("tasks", 1)),
+                     static_cast<std::uint64_t>(args.number("steps", 1)));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tbb_overhead child: %s\n", e.what());
+    return 2;
+  }
+}
+
+// Plain oneTBB, the floor and rubato::tbb's task_group in this process: prints
+// their figures and the floor's counts. 1 when their results differ, else 0.
+int linked_overhead(int runs, int n, int tasks, std::uint64_t steps) {
+  long fib_result[kVariants] = {};
+  const Series f = measure(runs, [&](Variant v) {
+    if (v == kPlain) fib_result[v] = fib<tbb::task_group>(n);
+    if (v == kFloor) fib_result[v] = fib<rubato::bench::floor::task_group>(n);
+    if (v == kRubato) fib_result[v] = fib<rubato::tbb::task_group>(n);
+  });
+  std::uint64_t coarse_result[kVariants] = {};
+  const Series c = measure(runs, [&](Variant v) {
+    if (v == kPlain) coarse_result[v] = coarse<tbb::task_group>(tasks, steps);
+    if (v == kFloor) coarse_result[v] = coarse<rubato::bench::floor::task_group>(tasks, steps);
+    if (v == kRubato) coarse_result[v] = coarse<rubato::tbb::task_group>(tasks, steps);
+  });
+  print("fib", f, fib_tasks(n));
+  print("coarse", c, tasks);
+  const auto counted = rubato::bench::floor::totals();
+  std::printf("floor counts: %lld pushes, %lld pops, %lld steals, %lld completed\n",
+              static_cast<long long>(counted.pushes), static_cast<long long>(counted.pops),
+              static_cast<long long>(counted.steals), static_cast<long long>(counted.completed));
+  for (int v = kFloor; v < kVariants; ++v)
+    if (fib_result[v] != fib_result[kPlain] || coarse_result[v] != coarse_result[kPlain]) {
+      std::fprintf(stderr, "tbb_overhead: results differ between plain oneTBB and %s\n", kVariantName[v]);
+      return 1;
+    }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  // A child of --preload (internal options).
-  if (argc > 1 && (!std::strcmp(argv[1], "--child-fib") || !std::strcmp(argv[1], "--child-coarse"))) {
-    try {
-      const rubato::bench::Args args(argc, argv, {"child-fib", "child-coarse", "fib", "tasks", "steps", "threads"});
-      const int threads = static_cast<int>(args.number("threads", 0));
-      std::optional<tbb::global_control> limit;
-      if (threads > 0) limit.emplace(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
-      return run_child(argv[1] + 8, static_cast<int>(args.number("fib", 30)), static_cast<int>(args.number("tasks", 1)),
-                       static_cast<std::uint64_t>(args.number("steps", 1)));
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "tbb_overhead child: %s\n", e.what());
-      return 2;
-    }
-  }
+  if (argc > 1 && (!std::strcmp(argv[1], "--child-fib") || !std::strcmp(argv[1], "--child-coarse")))
+    return child_main(argc, argv);
   try {
     const rubato::bench::Args args(argc, argv, {"runs", "fib", "tasks", "task-ms", "threads", "preload"});
     const std::string preload = args.text("preload", "");
@@ -234,30 +266,7 @@ int main(int argc, char** argv) {
     std::printf("tbb_overhead: %d rounds, fib(%d), coarse %d tasks x %.2f ms (%llu steps), %zu threads\n", runs, n,
                 tasks, task_ms, static_cast<unsigned long long>(steps),
                 tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
-
-    long fib_result[kVariants] = {};
-    const Series f = measure(runs, [&](Variant v) {
-      if (v == kPlain) fib_result[v] = fib<tbb::task_group>(n);
-      if (v == kFloor) fib_result[v] = fib<rubato::bench::floor::task_group>(n);
-      if (v == kRubato) fib_result[v] = fib<rubato::tbb::task_group>(n);
-    });
-    std::uint64_t coarse_result[kVariants] = {};
-    const Series c = measure(runs, [&](Variant v) {
-      if (v == kPlain) coarse_result[v] = coarse<tbb::task_group>(tasks, steps);
-      if (v == kFloor) coarse_result[v] = coarse<rubato::bench::floor::task_group>(tasks, steps);
-      if (v == kRubato) coarse_result[v] = coarse<rubato::tbb::task_group>(tasks, steps);
-    });
-    print("fib", f, fib_tasks(n));
-    print("coarse", c, tasks);
-    const auto counted = rubato::bench::floor::totals();
-    std::printf("floor counts: %lld pushes, %lld pops, %lld steals, %lld completed\n",
-                static_cast<long long>(counted.pushes), static_cast<long long>(counted.pops),
-                static_cast<long long>(counted.steals), static_cast<long long>(counted.completed));
-    for (int v = kFloor; v < kVariants; ++v)
-      if (fib_result[v] != fib_result[kPlain] || coarse_result[v] != coarse_result[kPlain]) {
-        std::fprintf(stderr, "tbb_overhead: results differ between plain oneTBB and %s\n", kVariantName[v]);
-        return 1;
-      }
+    if (const int rc = linked_overhead(runs, n, tasks, steps); rc != 0) return rc;
     if (!preload.empty()) {
       preload_overhead(preload, "fib", runs, n, tasks, steps, threads, fib_tasks(n));
       preload_overhead(preload, "coarse", runs, n, tasks, steps, threads, tasks);

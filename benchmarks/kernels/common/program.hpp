@@ -1,6 +1,8 @@
-// The skeleton every kernel program shares: parse the command line, set up
-// the runtime, let the kernel generate its input, time its parallel part and
-// check its result, then print
+// The skeleton every kernel program shares: main() is program.cpp's, and a
+// kernel supplies only its descriptor, `kernels::kKernel` (its command line
+// and its body), in its <name>_main.cpp. main() parses the command line, sets
+// up the runtime, lets the kernel generate its input, time its parallel part
+// and check its result, then prints
 //   stdout: "<result line> ok" or "<result line> FAILED"  (deterministic)
 //   stderr: "<program>: runtime=R threads=T time_s=S cpu_s=C" and diagnostics
 // Exit status: 0 check passed, 1 check failed, 2 usage error, 3 runtime error.
@@ -49,6 +51,13 @@ struct Outcome {
 
 using KernelBody = std::function<Outcome(const Options&, KernelTimer&)>;
 
-int program_main(int argc, const char* const* argv, const KernelInfo& info, const KernelBody& body);
+// What differs between the kernel programs.
+struct Kernel {
+  KernelInfo info;  // the command line: name, --help text, defaults, extra options
+  KernelBody run;   // generates the input, times the kernel with the timer, checks the result
+};
+
+// Defined once per program, by the kernel's <name>_main.cpp.
+extern const Kernel kKernel;
 
 }  // namespace kernels

@@ -24,7 +24,7 @@ struct RuntimeScope::State {
   std::optional<::tbb::global_control> limit;
 #ifdef RUBATO_KERNELS_INSTRUMENTED
   // Constructed after the limit, so that it observes the arena the kernel
-  // uses; writes rubato's report at the end (issue D's RAII observer).
+  // uses; writes rubato's report at the end (rubato::tbb's RAII observer).
   ::rubato::tbb::observer observer;
 #endif
 };

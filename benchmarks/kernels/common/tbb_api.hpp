@@ -1,5 +1,5 @@
 // Which task_group / parallel_invoke / parallel_for the TBB variants use: the
-// instrumented drop-ins of rubato::tbb (issue D) when built with
+// instrumented drop-ins of rubato::tbb when built with
 // RUBATO_KERNELS_INSTRUMENTED, plain oneTBB otherwise. The variants spell
 // them `tbbx::...` and use nothing else from the namespace, so this is the
 // only place that knows the difference.

@@ -31,4 +31,4 @@ Outcome run(const Options& o, KernelTimer& timer) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return program_main(argc, argv, kInfo, run); }
+const Kernel kernels::kKernel{.info = kInfo, .run = run};

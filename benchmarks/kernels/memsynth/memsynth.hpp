@@ -1,11 +1,11 @@
 // memsynth: a memory-bound synthetic with a configurable solo memory-bus
-// utilisation, after the synthetic of seed 001 (EFS) §3.2 / Fig. 4: "accesses
+// utilisation, after the synthetic of [EFS] §3.2 / Fig. 4: "accesses
 // memory in a manner that always results in a cache miss, and performs an
 // idle loop between accesses". One fragment = one dependent load from a
 // random single-cycle permutation of cache lines in a buffer much larger than
 // the LLC (a miss, not prefetchable) followed by `compute` register-only
 // iterations that the next load's address depends on, so miss and compute
-// never overlap. By seed 001 Eq. (2) the solo utilisation is then
+// never overlap. By [EFS] Eq. (2) the solo utilisation is then
 //   b = latency_solo / t_solo = L / (L + compute * t_iter).
 // The walk is split into tasks of `grain` fragments. Written once over a
 // scheduler (OmpTasks / TbbTasks); memsynth_omp.cpp and memsynth_tbb.cpp

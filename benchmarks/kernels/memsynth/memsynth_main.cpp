@@ -1,5 +1,5 @@
 // memsynth: memory-bound synthetic with a configurable solo memory-bus
-// utilisation (seed 001 §3.2), for the contention-aware throttling of issue F.
+// utilisation ([EFS] §3.2), for the contention-aware throttling (efs policy).
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -13,13 +13,13 @@ namespace {
 
 const KernelInfo kInfo{
     .name = "memsynth",
-    .summary = "pointer chase with register compute between misses; configurable solo bus utilisation (seed 001 §3.2)",
+    .summary = "pointer chase with register compute between misses; configurable solo bus utilisation ([EFS] §3.2)",
     .n_help = "fragments (one cache miss + compute each)",
     .default_n = 8'000'000,
     .min_n = 1,
     .default_grain = 1 << 15,
     .grain_help = "fragments per task",
-    .extras = {{"util", "0.5", "target solo bus utilisation b in (0, 1] (seed 001 Eq. 2), calibrated at start"},
+    .extras = {{"util", "0.5", "target solo bus utilisation b in (0, 1] ([EFS] Eq. 2), calibrated at start"},
                {"compute", "auto", "LCG iterations per fragment instead of calibrating for --util"},
                {"buffer-mib", "256", "chase buffer size in MiB (keep it well above the LLC)"}},
 };
@@ -59,4 +59,4 @@ Outcome run(const Options& o, KernelTimer& timer) {
 
 }  // namespace
 
-int main(int argc, char** argv) { return program_main(argc, argv, kInfo, run); }
+const Kernel kernels::kKernel{.info = kInfo, .run = run};

@@ -97,7 +97,7 @@ void on_task_create(ompt_data_t* parent, const ompt_frame_t*, ompt_data_t* task,
   return task_create_uncached(parent, task, flags, has_dependences);
 }
 
-// ---- efs: parking a deactivated worker (seed 001 §4) ---------------------------------------
+// ---- efs: parking a deactivated worker ([EFS] §4) ------------------------------------------
 //
 // A worker the efs controller deactivates parks here, at one kind of task
 // scheduling point only: when its thread has just entered a wait (a barrier,
@@ -115,7 +115,7 @@ void on_task_create(ompt_data_t* parent, const ompt_frame_t*, ompt_data_t* task,
 //     (OpenMP's task scheduling constraint) — so in the worst case the others
 //     wait for the parked thread; that wait is bounded by 3.
 //  3. Every park is bounded: the thread sleeps until the controller lets it go
-//     or the starvation bound runs out (EfsController::wait_bound_s: seed 001
+//     or the starvation bound runs out (EfsController::wait_bound_s: [EFS]
 //     Eq. 23's t_global plus Eq. 24's t_max plus two control intervals),
 //     whichever comes first, and the controller is stopped — releasing every
 //     parked worker — before the report is written. A request is waited out

@@ -277,15 +277,7 @@ void TaskEventMapper::task_schedule_slow(ompt_data_t* thread, ompt_data_t* prior
 
 void TaskEventMapper::task_schedule_general(ThreadState& ts, ompt_data_t* prior, ompt_task_status_t status,
                                             ompt_data_t* next) noexcept {
-  if (ts.worker == kNoWorker) {
-    // A thread beyond max_workers: let the engine count what it cannot attribute.
-    const TaskMark nm = mark_of(next);
-    if (nm.has(TaskMark::kExplicit) && !nm.has(TaskMark::kStarted) && nm.has(TaskMark::kDeferred)) {
-      set_mark(next, nm.with(TaskMark::kStarted));
-      engine_.steal(kNoWorker, nm.creator());
-    }
-    return;
-  }
+  if (ts.worker == kNoWorker) return unattributed_start(next);
 
   const TaskMark pm = mark_of(prior);
   const TaskMark nm = mark_of(next);
@@ -300,10 +292,24 @@ void TaskEventMapper::task_schedule_general(ThreadState& ts, ompt_data_t* prior,
     // last part ran, and was counted there (end_silent_parts).
     return;
   }
+  const bool leaves = end_prior(ts, prior, pm, nm, status);
+  if (next) start_next(ts, next, nm, leaves);
+}
 
-  // 1. The prior task's segment ends. It either leaves this thread (finished,
-  //    or an untied task part that re-queued the task and returns to the task
-  //    below it) or stays suspended below `next`.
+void TaskEventMapper::unattributed_start(ompt_data_t* next) noexcept {
+  // A thread beyond max_workers: let the engine count what it cannot attribute.
+  const TaskMark nm = mark_of(next);
+  if (nm.has(TaskMark::kExplicit) && !nm.has(TaskMark::kStarted) && nm.has(TaskMark::kDeferred)) {
+    set_mark(next, nm.with(TaskMark::kStarted));
+    engine_.steal(kNoWorker, nm.creator());
+  }
+}
+
+bool TaskEventMapper::end_prior(ThreadState& ts, ompt_data_t* prior, TaskMark pm, TaskMark nm,
+                                ompt_task_status_t status) noexcept {
+  // The prior task's segment ends. It either leaves this thread (finished, or
+  // an untied task part that re-queued the task and returns to the task below
+  // it) or stays suspended below `next`.
   const Frame* below = ts.below_top();
   const bool leaves = finishes(status) || (below && nm.marked() && below->task == nm.id());
   if (ts.segment_task != 0 && ts.segment_task == pm.id()) {
@@ -322,9 +328,11 @@ void TaskEventMapper::task_schedule_general(ThreadState& ts, ompt_data_t* prior,
   const Frame* top = ts.top();
   if (top && top->task != pm.id()) inconsistent(ts, "task_schedule's prior task");
   if (leaves && ts.depth > 0) --ts.depth;
-  if (!next) return;
+  return leaves;
+}
 
-  // 2. The next task starts or resumes.
+void TaskEventMapper::start_next(ThreadState& ts, ompt_data_t* next, TaskMark nm, bool prior_left) noexcept {
+  // The next task starts or resumes.
   SegmentStart how = SegmentStart::resume;
   if (nm.has(TaskMark::kExplicit) && !nm.has(TaskMark::kStarted)) {
     if (nm.has(TaskMark::kUntied) && nm.has(TaskMark::kDeferred) && !nm.has(TaskMark::kLaunched)) {
@@ -341,7 +349,7 @@ void TaskEventMapper::task_schedule_general(ThreadState& ts, ompt_data_t* prior,
   // Returning to the task below, or a task (new or resumed) on top of the
   // suspended one. The frame is pushed after the start was counted: its base
   // (unpopped) does not count the task itself.
-  if (!leaves) {
+  if (!prior_left) {
     push_frame(ts, nm);
   } else if (const Frame* back = ts.top(); back && back->task != nm.id()) {
     inconsistent(ts, "task_schedule's resumed task");
@@ -361,7 +369,7 @@ void TaskEventMapper::task_schedule_general(ThreadState& ts, ompt_data_t* prior,
 
 // ---- idle detection ------------------------------------------------------------------------
 //
-// HERMES's "idle" (seed 000 §3.1, Fig. 5 line 6) is a worker whose deque is
+// HERMES's "idle" ([HERMES] §3.1, Fig. 5 line 6) is a worker whose deque is
 // empty and that must steal or wait: the moment its thief-victim relationships
 // end and the immediacy relay fires. libomp has no "deque empty" callback, but
 // a thread only looks for other work inside a wait: at a barrier (its implicit

@@ -1,5 +1,5 @@
-// Turns libomp's OMPT callbacks into the engine's events (DESIGN.md "The
-// engine"): push / pop / steal / idle, task segments, worker begin / end, and
+// Turns libomp's OMPT callbacks into the engine's events (docs/design.md
+// "The engine"): push / pop / steal / idle, task segments, worker begin / end, and
 // optionally trace records. Independent of how callbacks are registered, so
 // tests drive it with hand-written callback sequences.
 //
@@ -92,6 +92,11 @@ class TaskEventMapper {
                                             ompt_data_t* next) noexcept;
   [[gnu::noinline]] void task_schedule_general(ThreadState& ts, ompt_data_t* prior, ompt_task_status_t status,
                                                ompt_data_t* next) noexcept;
+  // task_schedule_general's parts: a thread beyond max_workers; the prior
+  // task's segment ends (true: the task left this thread); the next one starts.
+  void unattributed_start(ompt_data_t* next) noexcept;
+  bool end_prior(ThreadState& ts, ompt_data_t* prior, TaskMark pm, TaskMark nm, ompt_task_status_t status) noexcept;
+  void start_next(ThreadState& ts, ompt_data_t* next, TaskMark nm, bool prior_left) noexcept;
   [[gnu::noinline]] void sync_region_wait_slow(ompt_data_t* thread, ompt_sync_region_t kind,
                                                ompt_scope_endpoint_t endpoint, ompt_data_t* task) noexcept;
   [[gnu::noinline]] void sync_region_wait_general(ThreadState& ts, ompt_sync_region_t kind,

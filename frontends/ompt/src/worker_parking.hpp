@@ -1,8 +1,8 @@
-// The OpenMP actuator of the efs controller (seed 001 §4): a worker the
+// The OpenMP actuator of the efs controller ([EFS] §4): a worker the
 // controller deactivates parks at its next safe task scheduling point (see
 // ompt_tool.cpp for which points and why they are safe) and sleeps on a futex
 // until the controller lets it run again or its wait bound (the starvation
-// bound, seed 001 Eqs. 21-24) runs out, whichever comes first.
+// bound, [EFS] Eqs. 21-24) runs out, whichever comes first.
 //
 // Hot path: at a scheduling point a worker not asked to park does one relaxed
 // load of its own cache-line slot. Everything else happens while parked or on

@@ -1,5 +1,5 @@
-// The oneTBB actuator of the efs controller (seed 001 §4): oneTBB's
-// concurrency limit (concurrency_throttle, issue D) set to the number of
+// The oneTBB actuator of the efs controller ([EFS] §4): oneTBB's
+// concurrency limit (concurrency_throttle) set to the number of
 // worker slots the controller lets run. oneTBB picks which threads sleep, and
 // a lower limit takes effect when a worker comes back to the arena for work
 // (frontends/tbb/README.md, "Concurrency throttle"): with fine tasks within a

@@ -6,7 +6,7 @@
 // the spawner's carried index. Segments: one per task body; a wait pauses the
 // running task's segment and resumes it afterwards, so that the tasks the
 // waiting thread runs meanwhile have their own (a thread has one segment open
-// at a time, DESIGN.md "The engine").
+// at a time, docs/design.md "The engine").
 #include "rubato/tbb/detail/task_events.hpp"
 
 #include "frontend.hpp"

@@ -93,8 +93,9 @@ void __TBB_EXPORTED_FUNC spawn(d1::task& t, d1::task_group_context& ctx, d1::slo
 }
 
 // The arena's shared FIFO (enqueue, and submit from outside the target arena)
-// is no worker's deque; the task still counts as its creator's (DESIGN:
-// pushes and steals follow the thread that created a task).
+// is no worker's deque; the task still counts as its creator's (docs/design.md
+// "Unmodified oneTBB programs": pushes and steals follow the thread that
+// created a task).
 void __TBB_EXPORTED_FUNC submit(d1::task& t, d1::task_group_context& ctx, arena* a, std::uintptr_t as_critical) {
   note_created(t);
   g_next.submit(t, ctx, a, as_critical);

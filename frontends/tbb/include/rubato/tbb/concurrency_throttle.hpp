@@ -1,5 +1,5 @@
 // rubato::tbb::concurrency_throttle: the oneTBB actuator of contention-aware
-// throttling (seed 001 §4: fewer active threads when they only contend for
+// throttling ([EFS] §4: fewer active threads when they only contend for
 // memory bandwidth). Lowers and raises how many threads oneTBB runs at once,
 // process-wide, through global_control::max_allowed_parallelism.
 //

@@ -2,7 +2,7 @@
 // parallel_for), called from their templates. oneTBB has no public steal or
 // queue API, so each spawned functor carries the index of the worker that
 // spawned it: when it starts on that worker it was popped, elsewhere stolen
-// (DESIGN.md "The engine"; seed 000 §3.1).
+// (docs/design.md "The engine"; [HERMES] §3.1).
 //
 // Hot path: every call touches the calling thread's own record and its
 // worker's engine slot only (no lock, no allocation, no system call). The

@@ -106,7 +106,7 @@ void report_idle(ThreadRecord& t) noexcept;  // the run ends; idle once per task
   t.segment_open = false;
 }
 
-// HERMES's idle (seed 000 §3.1, Fig. 5 line 6): the worker's own queue is empty
+// HERMES's idle ([HERMES] §3.1, Fig. 5 line 6): the worker's own queue is empty
 // and it must steal or wait. Checked when a thread is back in a wait or in the
 // scheduler's own loop with nothing of its own queued:
 //  - in a wait: only if some of the waiting task's children were started by
