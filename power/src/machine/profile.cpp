@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "rubato/core/io/json_error.hpp"
 #include "rubato/power/machine/topology.hpp"
 
 namespace rubato {
@@ -187,7 +188,7 @@ std::optional<MachineProfile> parse_profile(const std::string& json_text, const 
   try {
     j = json::parse(json_text);
   } catch (const json::exception& e) {
-    error = origin + ": not JSON (" + e.what() + ")";
+    error = origin + ": " + json_syntax_error(json_text, e);
     return std::nullopt;
   }
   if (!j.is_object()) {
