@@ -100,7 +100,8 @@ std::map<std::string, long> read_truth(const std::string& path) {
 TEST_CASE("Tbb.Preload.TasksMatchTheProgramsOwnCount", "[tbb]") {
   // task_group run / defer, in the implicit arena and in an explicit task_arena:
   // every task is the program's own, so counts must agree exactly.
-  const std::string which = GENERATE(as<std::string>{}, "fib", "defer", "arena");
+  // serial: one thread, no steals of either kind.
+  const std::string which = GENERATE(as<std::string>{}, "fib", "serial", "defer", "arena");
   INFO(which);
   const test::TempDir tmp;
   const std::vector<std::string> program = {RUBATO_TBB_GROUND_TRUTH_PROGRAM, which, tmp.file("truth.txt")};

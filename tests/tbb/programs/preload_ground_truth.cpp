@@ -13,6 +13,7 @@
 // so only their results are checked there.
 #include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/flow_graph.h>
+#include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/parallel_invoke.h>
 #include <oneapi/tbb/parallel_reduce.h>
@@ -23,6 +24,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 
 namespace {
@@ -191,15 +193,26 @@ long cancelled() {
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: %s fib|defer|arena|parallel_for|reduce|invoke|flow|throw|cancel TRUTH_FILE\n",
+    std::fprintf(stderr, "usage: %s fib|serial|defer|arena|parallel_for|reduce|invoke|flow|throw|cancel TRUTH_FILE\n",
                  argv[0]);
     return 2;
   }
   const char* what = argv[1];
+  // serial: no worker threads, so every task runs where it was made.
+  std::optional<tbb::global_control> one_thread;
+  if (!std::strcmp(what, "serial")) one_thread.emplace(tbb::global_control::max_allowed_parallelism, 1);
+  // The main thread takes its arena slot (0 in the implicit arena) before it
+  // creates the first counted task: until its first oneTBB call it is in no
+  // arena (current_thread_index() is not_initialized), so the first root
+  // task's mark would hold that, and the main thread running that task itself
+  // would count as a slot steal that is no steal (serial shows it every time).
+  tbb::this_task_arena::isolate([] {});
   bool exact = true;
   long result = 0;
   if (!std::strcmp(what, "fib")) {
     result = fib(22);
+  } else if (!std::strcmp(what, "serial")) {
+    result = fib(18);
   } else if (!std::strcmp(what, "defer")) {
     result = fib_deferred(20);
   } else if (!std::strcmp(what, "arena")) {
