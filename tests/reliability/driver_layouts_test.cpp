@@ -72,13 +72,34 @@ struct LayoutScene {
                                                      env, tmp.path() + "/run");
     const bool taken = test::wait_until([&] {
       if (!test::path_exists(stop_file + ".started")) return false;
-      const bool cpufreq = test::layout_pins(layout)
-                               ? value(policy_file(0, "scaling_min_freq")) == value(policy_file(0, "scaling_max_freq"))
-                               : value(policy_file(0, "scaling_governor")) == "userspace";
+      // Both policies; setspeed: the governor is written before the speed
+      // (until then the driver shows "<unsupported>").
+      bool cpufreq = true;
+      for (int p = 0; p < 2; ++p)
+        cpufreq =
+            cpufreq && (test::layout_pins(layout)
+                            ? value(policy_file(p, "scaling_min_freq")) == value(policy_file(p, "scaling_max_freq"))
+                            : value(policy_file(p, "scaling_governor")) == "userspace" &&
+                                  value(policy_file(p, "scaling_setspeed")) != "<unsupported>");
       return cpufreq && (!uncore || value(uncore_file("max_freq_khz")) == kUncoreKhz);
     });
     if (!taken) FAIL("rubato did not take control; stderr:\n" << program->err_so_far());
     return *program;
+  }
+
+  // The frequency each policy was last set to (the file the layout's method writes).
+  std::vector<std::string> written() const {
+    std::vector<std::string> out;
+    for (int p = 0; p < 2; ++p)
+      out.push_back(value(policy_file(p, test::layout_pins(layout) ? "scaling_max_freq" : "scaling_setspeed")));
+    return out;
+  }
+  // Waits (bounded) until a policy's frequency changes after rubato took
+  // control: a transition the applier carried out, so the report must count
+  // one. The program runs until stopped; a short run could end before any.
+  bool wait_for_a_transition() const {
+    const auto first = written();
+    return test::wait_until([&] { return written() != first; }, 30);
   }
 
   test::ProgramResult stop() {
@@ -131,6 +152,7 @@ TEST_CASE("Reliability.DriverLayouts.WritesWhatTheDriverTakesAndRestoresAtExit")
     INFO(test::layout_name(c.layout) << (c.uncore ? " + uncore" : ""));
     LayoutScene scene(c.layout, c.uncore);
     scene.start();
+    CHECK(scene.wait_for_a_transition());
     // While it runs: exactly the files of the layout's method, at ladder
     // frequencies (fastest = cpuinfo_max_freq or the listed maximum; the
     // slow level 0.6 x that, or the nearest listed frequency).
