@@ -41,7 +41,7 @@ double thread_cpu_s() {
 // engine whose ladder is {hz}; the emulator burns after each (nothing when
 // hz == max_hz). Returns the repetition's wall time.
 double run_segments(double hz, double max_hz, double beta, std::uint64_t iterations, int segments, int threads,
-                    std::vector<double>& segment_s, std::vector<double>& cpu_s) {
+                    std::vector<double>& segment_s, std::vector<double>& cpu_s, EmulatorAccount& account) {
   SteadyClock clock;
   EmulatedFrequency emulator(beta, max_hz);
   EngineOptions o;
@@ -57,6 +57,7 @@ double run_segments(double hz, double max_hz, double beta, std::uint64_t iterati
   emulator.save(plan, why);
   std::vector<std::vector<double>> segments_of(static_cast<std::size_t>(threads));
   std::vector<double> cpu_of(static_cast<std::size_t>(threads), 0.0);
+  for (auto& times : segments_of) times.reserve(static_cast<std::size_t>(segments));
   auto worker = [&](int t) {
     const auto w = static_cast<WorkerId>(t);
     engine.worker_begin(w);
@@ -86,6 +87,12 @@ double run_segments(double hz, double max_hz, double beta, std::uint64_t iterati
     cpu += cpu_of[t];
   }
   cpu_s.push_back(cpu);
+  const EmulatorAccount a = emulator.account();
+  account.segments += a.segments;
+  account.asked_ns += a.asked_ns;
+  account.own_ns += a.own_ns;
+  account.unpaid_ns += a.unpaid_ns;
+  account.cpu_clock_reads += a.cpu_clock_reads;
   return wall;
 }
 
@@ -95,19 +102,43 @@ SlowdownMeasurement measure_emulated_slowdown(double hz, double max_hz, double b
                                               int segments, int repetitions, int threads) {
   threads = std::max(1, threads);
   std::vector<double> reference, emulated, reference_segments, emulated_segments, reference_cpu, emulated_cpu;
+  EmulatorAccount none, account;
   for (int r = 0; r < std::max(1, repetitions); ++r) {
     reference.push_back(
-        run_segments(max_hz, max_hz, beta, iterations, segments, threads, reference_segments, reference_cpu));
-    emulated.push_back(run_segments(hz, max_hz, beta, iterations, segments, threads, emulated_segments, emulated_cpu));
+        run_segments(max_hz, max_hz, beta, iterations, segments, threads, reference_segments, reference_cpu, none));
+    emulated.push_back(
+        run_segments(hz, max_hz, beta, iterations, segments, threads, emulated_segments, emulated_cpu, account));
   }
   SlowdownMeasurement m;
   m.requested = 1.0 + beta * (max_hz / hz - 1.0);
   m.reference_s = median_of(reference);
   m.emulated_s = median_of(emulated);
-  m.achieved_total = m.emulated_s / m.reference_s;
-  m.achieved = median_of(emulated_segments) / median_of(reference_segments);
+  std::vector<double> ratios;  // each repetition against the reference run just before it: load drifts cancel
+  for (std::size_t r = 0; r < reference.size(); ++r) ratios.push_back(emulated[r] / reference[r]);
+  m.achieved_total = median_of(ratios);
+  m.reference_segment_s = median_of(reference_segments);
+  m.achieved = median_of(emulated_segments) / m.reference_segment_s;
   m.achieved_cpu = median_of(emulated_cpu) / median_of(reference_cpu);
+  if (account.segments > 0) {
+    const auto n = static_cast<double>(account.segments);
+    m.own_ns_per_segment = static_cast<double>(account.own_ns) / n;
+    m.cpu_reads_per_segment = static_cast<double>(account.cpu_clock_reads) / n;
+  }
+  if (account.asked_ns > 0)
+    m.unpaid_share = static_cast<double>(account.unpaid_ns) / static_cast<double>(account.asked_ns);
   return m;
+}
+
+std::uint64_t loop_iterations_for_ns(std::uint64_t ns) {
+  constexpr std::uint64_t kProbe = 1'000'000;
+  double best = 1e9;
+  for (int round = 0; round < 5; ++round) {
+    const double start = thread_cpu_s();
+    cpu_bound(kProbe);
+    best = std::min(best, thread_cpu_s() - start);
+  }
+  const double per_iteration_s = std::max(best, 1e-9) / static_cast<double>(kProbe);
+  return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(static_cast<double>(ns) * 1e-9 / per_iteration_s));
 }
 
 }  // namespace rubato

@@ -11,10 +11,15 @@ namespace rubato {
 struct SlowdownMeasurement {
   double requested = 0;       // 1 + β·(f_max/f − 1)
   double achieved = 0;        // median segment time at f / median at f_max (robust to preemption)
-  double achieved_total = 0;  // median repetition time at f / at f_max (what a user sees; load-sensitive)
+  double achieved_total = 0;  // median over repetitions of its time at f / at f_max (what a user sees; load-sensitive)
   double achieved_cpu = 0;    // the same in thread CPU time (immune to preemption: work and burn are busy)
   double reference_s = 0;     // median time of one repetition at f_max
   double emulated_s = 0;      // median time of one repetition at f
+  double reference_segment_s = 0;  // median segment time at f_max (the task's length, with the engine's events)
+  // The emulator's own account at f, over all repetitions (EmulatorAccount):
+  double own_ns_per_segment = 0;     // its own time on the worker per stretched segment
+  double cpu_reads_per_segment = 0;  // exact thread CPU clock reads (system calls) per segment
+  double unpaid_share = 0;           // own time no stretch could absorb, as a share of the stretch asked
 };
 
 // Runs `segments` task segments of a CPU-bound loop (`iterations` dependent
@@ -29,5 +34,9 @@ struct SlowdownMeasurement {
 // figure to watch, as segment times include waits for a core.
 SlowdownMeasurement measure_emulated_slowdown(double hz, double max_hz, double beta, std::uint64_t iterations,
                                               int segments, int repetitions, int threads = 1);
+
+// How many iterations of the measured loop take about `ns` of CPU time on
+// this machine (the quickest of a few timings: a preempted one runs longer).
+std::uint64_t loop_iterations_for_ns(std::uint64_t ns);
 
 }  // namespace rubato
