@@ -156,7 +156,7 @@ RunRecord read_report(const std::string& file, const std::map<std::string, Index
     rec.rank = r.rank;
     rec.host = r.host;
     rec.started_at = r.started_at;
-    rec.exit_status = r.exit_status;
+    rec.exit_status = r.exit_status.value_or(0);  // absent: the tool could not know; nothing says it failed
   } else {
     rec = unreadable_record(file, error);
   }

@@ -1,6 +1,7 @@
 // `rubato run … -- PROGRAM ARGS`: runs the program once per trial per policy
 // per worker count (interleaved), with the rubato tool attached, keeps every
 // run's report and exit status under --out, then prints the comparison.
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <thread>
 
 #include "commands/args.hpp"
+#include "commands/cmd_run_checks.hpp"
 #include "commands/commands.hpp"
 #include "render/compare_output.hpp"
 #include "analysis/file_io.hpp"
@@ -53,12 +55,12 @@ const CommandSpec& run_spec() {
           {"launcher", kWhatToRun, "start each trial through this launcher: a report per rank, merged per node",
            "\"CMD\"", "", "e.g. \"mpirun -np 4\", \"srun -N 2 --ntasks-per-node=2\""},
           {"launcher-kind", kWhatToRun, "how the tool's variables reach the ranks", "KIND", "from --launcher",
-           "openmpi | mpich | slurm | inherit"},
+           launcher_kind_names()},
           {"timeout", kWhatToRun, "stop a run after S seconds (it counts as failed)", "S", "0 (never)", "0..1e7"},
-          {"backend", kHowToMeasure, "RUBATO_BACKEND for every run", "B", "the tool's own choice",
-           "auto | sysfs | likwid | emulated | dry-run"},
+          {"backend", kHowToMeasure, "RUBATO_BACKEND for every run (one that cannot work here is refused)", "B",
+           "the tool's own choice", backend_names()},
           {"profile", kHowToMeasure, "RUBATO_PROFILE for every run (the energy model)", "P", "the tool's own choice",
-           "a name from power/profiles or a JSON file"},
+           "auto, a name from power/profiles or a JSON file"},
           {"likwid", kHowToMeasure, "wrap each run in likwid-perfctr with this group (measured counters)", "GROUP", "",
            "a likwid group, e.g. ENERGY"},
           {"likwid-command", kHowToMeasure, "the likwid-perfctr to run", "CMD", "likwid-perfctr", "a command"},
@@ -69,8 +71,11 @@ const CommandSpec& run_spec() {
           {"json", kOutputFormat, "the closing comparison as JSON", "", "", ""},
           {"csv", kOutputFormat, "the closing comparison as CSV", "", "", ""},
       },
-      "Each run gets RUBATO_POLICY, RUBATO_REPORT and the options above in its environment; rubato compare DIR\n"
-      "and rubato report DIR read the results again (with this run's --skip).",
+      "Each run gets RUBATO_POLICY, RUBATO_REPORT and the options above in its environment, over the RUBATO_*\n"
+      "variables of rubato's own; a value a run's tool would not accept or could not use here (an unknown\n"
+      "back-end, profile or variable) is refused before the first run (exit status 2). rubato compare DIR\n"
+      "and rubato report DIR read the results again (with this run's --skip). Interrupted, rubato run exits\n"
+      "128 + the signal (130 for SIGINT, 143 for SIGTERM).",
   };
   return spec;
 }
@@ -154,7 +159,7 @@ RunOptions setup(const std::vector<std::string>& argv) {
   const std::string kind = a.value_or("launcher-kind", "");
   std::optional<LauncherKind> forced;
   if (!kind.empty() && !(forced = launcher_kind_from_name(kind)))
-    throw UsageError("--launcher-kind '" + kind + "': one of openmpi, mpich, slurm, inherit");
+    throw UsageError("--launcher-kind '" + kind + "' is not a launcher kind; accepted: " + launcher_kind_names());
   if (const auto launcher = a.value("launcher")) {
     if (!o.mix.empty()) throw UsageError("--launcher starts one program on every rank; it does not go with --mix");
     if (!o.likwid_group.empty())
@@ -225,17 +230,14 @@ ChildResult launch_trial(const RunOptions& o, const std::vector<std::string>& co
 // The back-end the runs ask for. auto never emulates; an experiment on a
 // machine without real frequency control would then compare policies that
 // change nothing, so it asks for the emulator explicitly, and says so.
-std::string experiment_backend(const std::string& requested) {
+std::string experiment_backend(const std::string& requested, const TrialSetup& trials) {
   if (!requested.empty()) return requested;
-  Diagnostics diag;
-  const Settings settings = load_settings(read_process_environment(), diag);
-  if (settings.backend != "auto") return "";  // RUBATO_BACKEND in the environment reaches every run
-  const MachineInfo m = gather_machine_info(settings);
-  if (m.real_frequency_control) return "";
+  if (trials.settings.backend != "auto") return "";  // RUBATO_BACKEND in the environment reaches every run
+  if (trials.machine.real_frequency_control) return "";
   std::fprintf(stderr,
                "rubato run: no real frequency control here (%s): the runs ask for the DVFS emulator "
                "(--backend emulated): slowed workers really run longer and energy is modeled, not measured\n",
-               m.chosen_backend_note.c_str());
+               trials.machine.chosen_backend_note.c_str());
   return "emulated";
 }
 
@@ -333,7 +335,8 @@ int finish(const RunOptions& o, const fs::path& out, std::size_t planned, std::s
                out.string().c_str(), out.string().c_str(), out.string().c_str(), out.string().c_str());
   if (interrupted) {
     std::fprintf(stderr, "rubato run: interrupted after %zu of %zu runs\n", done, planned);
-    return 130;
+    const int sig = interrupt_signal();
+    return 128 + (sig > 0 ? sig : SIGINT);  // as a shell reports a process that signal ended
   }
   if (failed) {
     std::fprintf(stderr, "rubato run: %zu of %zu runs failed (kept, listed, not averaged)\n", failed, planned);
@@ -346,6 +349,9 @@ int finish(const RunOptions& o, const fs::path& out, std::size_t planned, std::s
 
 int run_run(const std::vector<std::string>& argv) {
   const RunOptions o = setup(argv);
+  const TrialSetup trials =
+      check_run_values({o.backend, o.profile, o.launcher.has_value(), read_process_environment()});
+  for (const auto& line : trials.warnings) std::fprintf(stderr, "rubato run: %s\n", line.c_str());
   if (!o.likwid_group.empty()) {
     const LikwidProbe probe = probe_likwid(o.likwid_command, o.likwid_group);
     if (!probe.usable) {
@@ -353,7 +359,7 @@ int run_run(const std::vector<std::string>& argv) {
       return 1;
     }
   }
-  const ToolSetup tool{locate_tool(o), experiment_backend(o.backend), o.profile};
+  const ToolSetup tool{locate_tool(o), experiment_backend(o.backend, trials), o.profile};
   const fs::path out = make_out_dir(o);
   const fs::path index_path = out / kIndexFileName;
   RunIndex index = start_index(o, tool);
@@ -371,7 +377,7 @@ int run_run(const std::vector<std::string>& argv) {
     const RunSpec& run = plan[i];
     progress.starting(i, run);
     const TrialOutcome t = run_trial(o, tool, out, index.workload, run);
-    interrupted = t.result.interrupted;
+    interrupted = t.result.interrupted || interrupt_requested();
     const bool ok = t.entry.error.empty();
     failed += ok ? 0 : 1;
     index.runs.push_back(t.entry);

@@ -36,10 +36,19 @@ const char* to_string(LauncherKind k) {
   return "inherit";
 }
 
+constexpr LauncherKind kLauncherKinds[] = {LauncherKind::open_mpi, LauncherKind::mpich, LauncherKind::slurm,
+                                           LauncherKind::inherit};
+
 std::optional<LauncherKind> launcher_kind_from_name(const std::string& name) {
-  for (LauncherKind k : {LauncherKind::open_mpi, LauncherKind::mpich, LauncherKind::slurm, LauncherKind::inherit})
+  for (LauncherKind k : kLauncherKinds)
     if (name == to_string(k)) return k;
   return std::nullopt;
+}
+
+std::string launcher_kind_names() {
+  std::string out;
+  for (LauncherKind k : kLauncherKinds) out += (out.empty() ? "" : " | ") + std::string(to_string(k));
+  return out;
 }
 
 std::vector<std::string> split_command_words(const std::string& text) {

@@ -23,6 +23,8 @@ enum class LauncherKind {
 const char* to_string(LauncherKind k);
 // "openmpi", "mpich", "slurm", "inherit"; nullopt otherwise.
 std::optional<LauncherKind> launcher_kind_from_name(const std::string& name);
+// "openmpi | mpich | slurm | inherit": what --launcher-kind accepts.
+std::string launcher_kind_names();
 
 struct Launcher {
   std::string text;               // as given

@@ -18,7 +18,7 @@
 namespace rubato::cli {
 namespace {
 
-volatile sig_atomic_t g_interrupted = 0;
+volatile sig_atomic_t g_interrupted = 0;  // the signal that arrived (SIGINT / SIGTERM), 0: none
 volatile pid_t g_child_group = 0;
 // The programs of a --mix: each its own group, any of them perhaps stopped by
 // efs (a stopped program only acts on a signal once continued).
@@ -31,7 +31,7 @@ void continue_mix_groups() {
 }
 
 void forward_signal(int sig) {
-  g_interrupted = 1;
+  if (g_interrupted == 0) g_interrupted = sig;  // the first one says how rubato ends
   if (g_child_group > 0) kill(-g_child_group, sig);
   for (int i = 0; i < kMaxMixGroups; ++i)
     if (g_mix_groups[i] > 0) kill(-g_mix_groups[i], sig);
@@ -71,6 +71,8 @@ void install_interrupt_forwarding() {
 }
 
 bool interrupt_requested() { return g_interrupted != 0; }
+
+int interrupt_signal() { return g_interrupted; }
 
 bool register_mix_group(pid_t pgid) {
   static bool handlers = false;

@@ -37,6 +37,8 @@ int exit_status_code(int wait_status);
 // it orphaned; `interrupt_requested` says whether one arrived.
 void install_interrupt_forwarding();
 bool interrupt_requested();
+// The first of them that arrived (SIGINT or SIGTERM), 0 when none did.
+int interrupt_signal();
 
 // The process groups of a running --mix (efs may have stopped any of them):
 // forwarded signals reach each and continue it; if rubato itself ends —

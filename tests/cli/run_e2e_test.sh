@@ -7,12 +7,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# rubato run refuses RUBATO_* settings its trials would not accept: start from none.
+for v in $(compgen -e | grep '^RUBATO_'); do unset "$v"; done
 touch "$tmp/fake_tool.so"
+
+# A profile named "fake" (the generic one, renamed): rubato run refuses a profile it cannot load.
+mkdir -p "$tmp/profiles"
+cp "$here/../../power/profiles/generic.json" "$tmp/profiles/fake.json"
 
 case "$case" in
 basic)
-  "$rubato" run --policies baseline,hermes,workload --trials 3 --skip 1 --workers 1,2 --out "$tmp/r" \
-      --tool "$tmp/fake_tool.so" --backend dry-run --profile fake \
+  RUBATO_PROFILE_DIR="$tmp/profiles" "$rubato" run --policies baseline,hermes,workload --trials 3 --skip 1 \
+      --workers 1,2 --out "$tmp/r" --tool "$tmp/fake_tool.so" --backend dry-run --profile fake \
       -- "$fake" --log "$tmp/log" --fail-policy workload --silent-policy hermes --threads '{workers}' \
       >"$tmp/out" 2>"$tmp/err"
   rc=$?
@@ -84,6 +90,44 @@ usage)
   "$rubato" run --trials 1 --skip 0 --out "$tmp/x" --tool "$tmp/fake_tool.so" -- /nonexistent/prog >"$tmp/out" 2>"$tmp/err"
   [ $? = 1 ] || fail "a program that cannot start is a failed run"
   grep -q "cannot start /nonexistent/prog" "$tmp/err" || { cat "$tmp/err"; fail "start failure not explained"; }
+  ;;
+refused)
+  # A value a trial's tool would replace or could not use: exit status 2, one
+  # line naming the option or variable, the value and what is accepted, and
+  # nothing run, nothing created.
+  refused() {  # refused WHAT-THE-MESSAGE-SAYS ENV... -- RUN-OPTIONS...
+    local says=$1 env=()
+    shift
+    while [ "$1" != -- ]; do env+=("$1"); shift; done
+    shift
+    env "${env[@]}" "$rubato" run --trials 1 --skip 0 --out "$tmp/never" --tool "$tmp/fake_tool.so" "$@" \
+        -- "$fake" --log "$tmp/log" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    cat "$tmp/err"
+    [ $rc = 2 ] || fail "$*: exit status $rc, expected 2"
+    grep -qF "rubato run: $says" "$tmp/err" || fail "$*: the message does not say '$says'"
+    [ "$(grep -c '^rubato run: ' "$tmp/err")" = 1 ] || fail "$*: expected one line"
+    [ -e "$tmp/never" ] && fail "$*: the results directory was created"
+    [ -e "$tmp/log" ] && fail "$*: a trial ran"
+    return 0
+  }
+  refused "--backend 'emulatd' is not a frequency back-end; accepted: auto | sysfs | likwid | emulated | dry-run" \
+      -- --backend emulatd
+  refused "--profile 'opteron-9999': profile 'opteron-9999' not found" -- --profile opteron-9999
+  grep -q "accepted: auto, a profile name (.*generic.*) or a JSON file" "$tmp/err" || fail "profiles not listed"
+  refused "RUBATO_BACKEND='emulatd' is not accepted; accepted: auto | sysfs | likwid | emulated | dry-run" \
+      RUBATO_BACKEND=emulatd --
+  refused "RUBATO_PROFILE 'opteron-9999': profile 'opteron-9999' not found" RUBATO_PROFILE=opteron-9999 --
+  refused "RUBATO_UNCORE='fast' is not accepted" RUBATO_UNCORE=fast --
+  refused "unknown variable RUBATO_BAKCEND in the environment" RUBATO_BAKCEND=emulated --
+  refused "--launcher-kind 'lam' is not a launcher kind; accepted: openmpi | mpich | slurm | inherit" \
+      -- --launcher "mpirun -np 2" --launcher-kind lam
+  mkdir -p "$tmp/no-cpufreq"
+  refused "--backend sysfs cannot work here (no cpufreq policies" RUBATO_SYSFS_ROOT="$tmp/no-cpufreq" \
+      RUBATO_STATE_DIR="$tmp/state" -- --backend sysfs
+  # What each run sets itself (RUBATO_POLICY, RUBATO_REPORT) is the run's: not refused.
+  RUBATO_POLICY=turbo "$rubato" run --policies baseline --trials 1 --skip 0 --out "$tmp/ok" --tool "$tmp/fake_tool.so" \
+      --backend dry-run --profile generic -- "$fake" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/err"; fail "valid run refused"; }
   ;;
 *) fail "unknown case $case" ;;
 esac

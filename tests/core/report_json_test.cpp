@@ -95,3 +95,23 @@ TEST_CASE("Report.Json.EndedRoundTripsAndIsOptional", "[core][report]") {
   CHECK(err.empty());
   CHECK(back->ended.empty());
 }
+
+TEST_CASE("Report.Json.ExitStatusLeftOutWhenNotKnown", "[core][report]") {
+  Report r;
+  r.exit_status = 128 + 15;
+  std::string err;
+  auto back = report_from_json(to_json(r), err);
+  REQUIRE(back);
+  CHECK(back->exit_status == 143);
+  r.exit_status.reset();  // the front-end could not know how the program ended
+  const std::string unknown = to_json(r);
+  CHECK(unknown.find("\"exit_status\"") == std::string::npos);  // never a guessed 0
+  back = report_from_json(unknown, err);
+  REQUIRE(back);
+  CHECK_FALSE(back->exit_status.has_value());
+  // No shell reports a status outside 0..255.
+  std::string bad = to_json(r);
+  bad.insert(bad.rfind('}'), ", \"exit_status\": 300");
+  CHECK_FALSE(report_from_json(bad, err));
+  CHECK(err.find("exit_status") != std::string::npos);
+}

@@ -158,7 +158,7 @@ mix_interrupted)
   # Continued with the forwarded SIGTERM, not killed by the SIGKILL that follows 2 s later.
   [ "$took_ms" -lt 1900 ] || fail "the programs took $took_ms ms to end: the stopped one was not continued"
   [ "$stopped" -ge 1 ] || fail "no program was stopped when rubato was interrupted"
-  [ "$rc" = 130 ] || fail "rubato exit status $rc, expected 130"
+  [ "$rc" = 143 ] || fail "rubato exit status $rc, expected 143 (128 + SIGTERM)"
   [ "$left" = 0 ] || fail "$left program(s) still there after rubato ended"
   ;;
 *)

@@ -250,6 +250,10 @@ const char* energy_source_named(const EnergyFigure& e) {
   return e.source.empty() ? "an energy figure must name its source" : nullptr;
 }
 const char* trial_not_negative(const Report& r) { return r.trial && *r.trial < 0 ? "must not be negative" : nullptr; }
+// As a shell reports it: exit()'s 0..255, or 128 + a signal number.
+const char* exit_status_in_range(const Report& r) {
+  return r.exit_status && (*r.exit_status < 0 || *r.exit_status > 255) ? "must be 0..255" : nullptr;
+}
 
 constexpr Field<EnergyFigure> kEnergyFields[] = {
     value<&EnergyFigure::available>("available", kRequired),
@@ -354,7 +358,7 @@ constexpr Field<Report> kReportFields[] = {
     value<&Report::tool_errors>("tool_errors"),
     value<&Report::notes>("notes"),
     value<&Report::external>("external"),
-    value<&Report::exit_status>("exit_status"),
+    value<&Report::exit_status>("exit_status", kOptional, nullptr, exit_status_in_range),  // absent: not known
 };
 static_assert(std::string_view(kReportFields[0].name) == "schema_version");
 

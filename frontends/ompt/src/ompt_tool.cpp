@@ -213,6 +213,21 @@ void finish_tool() noexcept {
   }
 }
 
+// At exit(): glibc's on_exit tells the status the program exits with, which
+// the report keeps (elsewhere the report leaves it out: never a guessed 0).
+void finish_at_exit(int status, void*) noexcept {
+  if (Tool* t = g_tool) t->session->exiting_with(status);
+  finish_tool();
+}
+
+void register_finish_at_exit() {
+#ifdef __GLIBC__
+  on_exit(&finish_at_exit, nullptr);
+#else
+  std::atexit([] { finish_tool(); });
+#endif
+}
+
 // Stepping aside after start: the report says why; the program runs on.
 int drop(Tool& t, const std::string& why) {
   say("rubato: dropping the OMPT tool: " + why);
@@ -240,7 +255,7 @@ int initialize(ompt_function_lookup_t lookup, int, ompt_data_t*) {
     // The report is written at exit. libomp shuts down (thread ends, then
     // ompt_finalize) from its library destructor, after every handler the tool
     // can register; finalize only finishes first when the runtime ends earlier.
-    std::atexit([] { finish_tool(); });
+    register_finish_at_exit();
     return 1;
   } catch (const std::exception& e) {
     return drop(t, e.what());

@@ -29,6 +29,10 @@ class ArenaObserver final : public ::tbb::task_scheduler_observer {
   bool active() const noexcept { return frontend_ != nullptr; }
   // A line for the report's notes (nothing when inactive).
   void note(const std::string& line) noexcept;
+  // The process exits with `status` (Session::exiting_with): the report says so.
+  void exiting_with(int status) noexcept {
+    if (session_) session_->exiting_with(status);
+  }
   const Report& finish() noexcept;
 
   void on_scheduler_entry(bool is_worker) override;

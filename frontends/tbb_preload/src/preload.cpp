@@ -8,7 +8,10 @@
 // in INTEL_LIBITTNOTIFY64, oneTBB initialized before this library), it falls
 // back to a thread-level observer of that thread's arena (arena entry / exit,
 // time inside the arena) and says why. The report is written when the library
-// is unloaded (process exit).
+// is unloaded (process exit), with the status the program exits with.
+#include <stdlib.h>
+
+#include <atomic>
 #include <cstdio>
 #include <memory>
 #include <mutex>
@@ -32,6 +35,13 @@ struct Pending {
 Pending* g_pending = nullptr;
 std::mutex g_start_mutex;
 ArenaObserver* g_observer = nullptr;
+// exit()'s status, -1 until the program exits (or when it ends otherwise).
+std::atomic<int> g_exit_status{-1};
+
+// glibc's on_exit, registered when the session opens, from inside the
+// program's run: it runs before the library destructors (ld.so's handler was
+// registered before main), so the status is known when the report is written.
+void record_exit_status(int status, void*) noexcept { g_exit_status.store(status, std::memory_order_relaxed); }
 
 __attribute__((constructor)) void load_preload() {
   // LD_PRELOAD reaches every process the program starts (shells, tools):
@@ -56,7 +66,9 @@ __attribute__((constructor)) void load_preload() {
 __attribute__((destructor)) void unload_preload() {
   std::lock_guard<std::mutex> lock(g_start_mutex);
   g_preload_pending.store(false, std::memory_order_release);
-  if (g_observer) g_observer->finish();
+  if (!g_observer) return;
+  if (const int status = g_exit_status.load(std::memory_order_relaxed); status >= 0) g_observer->exiting_with(status);
+  g_observer->finish();
 }
 
 }  // namespace
@@ -67,6 +79,9 @@ void start_preload_session() noexcept {
   try {
     const Pending& p = *g_pending;
     g_observer = new ArenaObserver(p.env, p.tasks ? EventLevel::itt_tasks : EventLevel::threads_only);
+#ifdef __GLIBC__
+    on_exit(&record_exit_status, nullptr);
+#endif
     if (!p.tasks && g_observer->active()) {
       std::fprintf(stderr, "rubato: tbb-preload observes threads only: %s\n", p.why_threads_only.c_str());
       g_observer->note("tbb-preload: no task events: " + p.why_threads_only);

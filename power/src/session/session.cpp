@@ -132,6 +132,7 @@ class LiveSession final : public Session {
     }
   }
   void count_error() noexcept override { errors_.fetch_add(1, std::memory_order_relaxed); }
+  void exiting_with(int status) noexcept override { exit_status_.store(status & 0xff, std::memory_order_relaxed); }
   const Report& finish() noexcept override;
 
  private:
@@ -139,7 +140,8 @@ class LiveSession final : public Session {
   // thread: the session's finish, marked with the signal. It waits at most 2 s
   // for a finish under way elsewhere (the signal handler waits 3 s for it).
   static void finish_at_signal(void* self, int sig) noexcept;
-  void finish_locked(const char* ended) noexcept;  // finish_mutex_ held
+  // finish_mutex_ held; `exit_status` as a shell would report it, nullopt when not known.
+  void finish_locked(const char* ended, std::optional<int> exit_status) noexcept;
   void disarm_signal_report_once() noexcept {
     if (signal_report_armed_.exchange(false)) disarm_signal_report();
   }
@@ -223,6 +225,7 @@ class LiveSession final : public Session {
   std::timed_mutex finish_mutex_;
   bool finished_ = false;
   std::atomic<bool> signal_report_armed_{false};
+  std::atomic<int> exit_status_{-1};  // exiting_with's; -1: not told
   Report report_;
 };
 
@@ -533,7 +536,8 @@ void LiveSession::write_report(Report& r) {
 const Report& LiveSession::finish() noexcept {
   {
     std::lock_guard<std::timed_mutex> lock(finish_mutex_);
-    finish_locked("exit");
+    const int status = exit_status_.load(std::memory_order_relaxed);
+    finish_locked("exit", status >= 0 ? std::optional<int>(status) : std::nullopt);
   }
   disarm_signal_report_once();  // after the lock: a report under way at a signal may wait for it
   return report_;
@@ -551,7 +555,9 @@ void LiveSession::finish_at_signal(void* self, int sig) noexcept {
   char ended[32];
   if (name) std::snprintf(ended, sizeof ended, "signal %s", name);
   else std::snprintf(ended, sizeof ended, "signal %d", sig);
-  session->finish_locked(ended);
+  // Where the default action follows, the process dies of `sig` (128 + sig,
+  // as a shell says); the program's own handler decides for itself.
+  session->finish_locked(ended, signal_ends_by_default_action(sig) ? std::optional<int>(128 + sig) : std::nullopt);
   lock.unlock();
   session->disarm_signal_report_once();  // from the reporting thread: it ends on its own
 }
@@ -622,12 +628,13 @@ void LiveSession::restore_machine(Report& r) {
   }
 }
 
-void LiveSession::finish_locked(const char* ended) noexcept {
+void LiveSession::finish_locked(const char* ended, std::optional<int> exit_status) noexcept {
   if (finished_ || !started_) return;
   finished_ = true;
   try {
     Report& r = report_;
     r.ended = ended;
+    r.exit_status = exit_status;
     sweeper_.stop();
     const double wall_s = static_cast<double>(clock_.now_ns() - start_ns_) * 1e-9;
     fill_from_engine(r, *engine_);

@@ -59,6 +59,7 @@ constexpr int kReportWaitMs = 3000;
 
 std::atomic<CpufreqRestorePlan*> g_plans[kSlots];
 struct sigaction g_previous[std::size(kSignals)];
+std::atomic<bool> g_handled[std::size(kSignals)];  // rubato's handler installed (g_previous set)
 std::once_flag g_install_once;
 // A forked child inherits the handlers and the atexit hook, but the machine
 // state belongs to the process that changed it.
@@ -187,7 +188,7 @@ void install() noexcept {
     mine.sa_sigaction = on_signal;
     mine.sa_flags = SA_SIGINFO | SA_RESTART | (current.sa_flags & SA_ONSTACK);
     sigemptyset(&mine.sa_mask);
-    sigaction(kSignals[i].sig, &mine, nullptr);
+    if (sigaction(kSignals[i].sig, &mine, nullptr) == 0) g_handled[i].store(true, std::memory_order_release);
   }
   std::atexit(on_exit_hook);
 }
@@ -308,6 +309,15 @@ void disarm_signal_report() noexcept {
   reporter->join();
   delete reporter;
   close_pipes();
+}
+
+bool signal_ends_by_default_action(int sig) noexcept {
+  for (std::size_t i = 0; i < std::size(kSignals); ++i)
+    if (kSignals[i].sig == sig && g_handled[i].load(std::memory_order_acquire)) {
+      const struct sigaction& prev = g_previous[i];
+      return !((prev.sa_flags & SA_SIGINFO) && prev.sa_sigaction) && prev.sa_handler == SIG_DFL;  // as on_signal
+    }
+  return false;
 }
 
 const char* signal_name(int sig) noexcept {

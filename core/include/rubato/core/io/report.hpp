@@ -123,7 +123,14 @@ struct Report {
   std::vector<std::string> notes;  // degradations, warnings the run produced
   // Figures merged from outside tools (e.g. likwid-perfctr), name -> value.
   std::map<std::string, double> external;
-  int exit_status = 0;  // filled by `rubato run`
+  // How the program ended, as a shell reports it: exit()'s status (0..255),
+  // or 128 + N for death by signal N. Written where it is known — at exit
+  // (glibc's on_exit tells the front-end), at a termination signal whose
+  // default action follows the report, and by `rubato run` from the process's
+  // wait status; left out otherwise (the program's own handler decides, the
+  // runtime shut down before exit, a linked observer ended inside the
+  // program), never guessed. (Older versions wrote 0 outside `rubato run`.)
+  std::optional<int> exit_status;
 };
 
 // Fills per-worker and per-domain figures from the engine's snapshot.

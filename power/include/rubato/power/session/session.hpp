@@ -53,6 +53,12 @@ class Session {
   // Counts an error caught inside a callback (reported at finish).
   virtual void count_error() noexcept = 0;
 
+  // The process is ending through exit() with `status` (its low 8 bits, as a
+  // shell sees them): the report's exit_status. A front-end that learns it
+  // (glibc's on_exit) calls this before finish(); without it the report
+  // leaves the field out. Any thread; the last call before finish() counts.
+  virtual void exiting_with(int /*status*/) noexcept {}
+
   // Ends the session: collects the engine's figures and the energy, writes the
   // report to RUBATO_REPORT, restores machine state. Idempotent; later calls
   // return the same report.

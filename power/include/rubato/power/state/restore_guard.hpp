@@ -43,5 +43,10 @@ bool arm_signal_report(SignalReportFn fn, void* context) noexcept;
 void disarm_signal_report() noexcept;
 // "SIGTERM" for a signal handled here, nullptr otherwise.
 const char* signal_name(int sig) noexcept;
+// Whether rubato's handler for `sig`, once the report is written, hands it to
+// the default action (the program had none of its own when the handlers were
+// installed): the process then dies of `sig`. false when the program's own
+// handler runs next (it decides how the process ends) or `sig` is not handled here.
+bool signal_ends_by_default_action(int sig) noexcept;
 
 }  // namespace rubato
