@@ -108,3 +108,23 @@ TEST_CASE("Engine.Hermes.ThiefProcrastinationThenWorkloadRaise", "[core][engine]
   e.push(1);               // reaches thld_1 -> UP
   CHECK(e.level(1) == 0);
 }
+
+TEST_CASE("Engine.Hermes.BandFollowsTheDequeOfAWorkerWithoutPredecessor", "[core][engine][hermes]") {
+  // The head is never slowed by workload sensitivity ([HERMES] §3.3), but its
+  // band still follows its deque: once drained and filled again, its pushes
+  // raise it (§3.2) — whatever left it slow while its band was up.
+  EngineFixture f(fig4_options(TempoPolicy::hermes));
+  Engine& e = f.engine;
+  e.push(1);
+  for (int i = 0; i < 4; ++i) e.push(0);  // worker 0 reaches band 2
+  // It steals with its own queue deep (tasks it may not run: the front-end
+  // reports the steal all the same) and is then judged out of work.
+  e.steal(0, 1);
+  REQUIRE(e.level(0) == 1);
+  e.idle(0);
+  REQUIRE_FALSE(e.immediacy().linked(0));
+  for (int i = 0; i < 4; ++i) e.pop(0);
+  CHECK(e.level(0) == 1);  // no predecessor: not slowed, nor raised, by the drain
+  e.push(0);               // deque 1 reaches thld_1 again
+  CHECK(e.level(0) == 0);
+}

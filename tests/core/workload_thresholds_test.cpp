@@ -40,3 +40,18 @@ TEST_CASE("Workload.Sampler.MeanOfEachWindow", "[core][workload]") {
   REQUIRE(s.add(10, mean));
   CHECK(mean == Approx(10));
 }
+
+TEST_CASE("Workload.Thresholds.AnEmptyDequeReachesNone", "[core][workload]") {
+  // L = 0 (no queued work over a whole window): every threshold is 0, and an
+  // empty deque is still below the first (Fig. 4(b)); one task reaches them all.
+  std::array<double, kMaxThresholds> t{};
+  thresholds_from_mean(0, 2, t);
+  CHECK(t[0] == 0.0);
+  CHECK(t[1] == 0.0);
+  CHECK(band_of(0, t, 2) == 0);
+  CHECK(band_of(1, t, 2) == 2);
+  CHECK_FALSE(reaches_threshold(0, 0));
+  CHECK(reaches_threshold(1, 0));
+  CHECK(reaches_threshold(3, 3));
+  CHECK_FALSE(reaches_threshold(2.9, 3));
+}

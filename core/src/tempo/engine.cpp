@@ -123,7 +123,8 @@ void Engine::worker_end(WorkerId w) noexcept {
 void Engine::push_workload(WorkerId w, Slot& s, std::int64_t depth) noexcept {
   int band = s.band.load(std::memory_order_relaxed);
   if (band < k_ &&
-      static_cast<double>(depth) >= s.thld[static_cast<std::size_t>(band)].load(std::memory_order_relaxed) &&
+      reaches_threshold(static_cast<double>(depth),
+                        s.thld[static_cast<std::size_t>(band)].load(std::memory_order_relaxed)) &&
       s.band.compare_exchange_strong(band, band + 1, std::memory_order_relaxed))
     raise(w);
 }
@@ -135,12 +136,20 @@ bool Engine::workload_may_slow(WorkerId w) const noexcept {
 }
 
 // Fig. 5 POP: below the current threshold, one level slower.
-void Engine::pop_workload(WorkerId w, Slot& s) noexcept {
-  const std::int64_t depth = depth_of(s);
+void Engine::pop_workload(WorkerId w, Slot& s) noexcept { band_down(w, s, depth_of(s)); }
+
+// Fig. 5 POP / STEAL: a deque that fell below the threshold it had reached
+// leaves that band, and its worker slows one level unless it heads the
+// immediacy list. The band follows the deque of a head too (Fig. 5 lowers w.S
+// only with the tempo): a head whose deque drained and fills again is raised
+// by its pushes ([HERMES] §3.2) instead of keeping a band it no longer holds,
+// under which no push could raise it (docs/design.md "The engine").
+void Engine::band_down(WorkerId w, Slot& s, std::int64_t depth) noexcept {
   int band = s.band.load(std::memory_order_relaxed);
   if (band > 0 &&
-      static_cast<double>(depth) < s.thld[static_cast<std::size_t>(band - 1)].load(std::memory_order_relaxed) &&
-      workload_may_slow(w) && s.band.compare_exchange_strong(band, band - 1, std::memory_order_relaxed))
+      !reaches_threshold(static_cast<double>(depth),
+                         s.thld[static_cast<std::size_t>(band - 1)].load(std::memory_order_relaxed)) &&
+      s.band.compare_exchange_strong(band, band - 1, std::memory_order_relaxed) && workload_may_slow(w))
     lower(w);
 }
 
@@ -158,8 +167,9 @@ void Engine::steal(WorkerId thief, WorkerId victim) noexcept {
     // A thief has, by definition, run out of its own work: if the front-end did
     // not report it idle first, end its previous relationship now.
     leave_immediacy_list(thief);
-    // Fig. 5 line 20: thief procrastination, DOWN(w, v) (where the guard lets it).
     const Level from = level(thief);
+    if (p.guarded) keep_victim_precedence(victim, from);
+    // Fig. 5 line 20: thief procrastination, DOWN(w, v) (where the guard lets it).
     set_level(thief, guarded_target(thief, t, from, ladder_.down_from(from, level(victim))));
     // Lines 21-26: the thief follows the victim, ahead of earlier thieves.
     list_.insert_after(victim, thief);
@@ -172,13 +182,20 @@ void Engine::steal(WorkerId thief, WorkerId victim) noexcept {
     t.band.store(band_now(t), std::memory_order_relaxed);
     // Fig. 5 STEAL: the victim's deque shrank; below its current threshold it
     // slows one level (unless it heads the immediacy list).
-    const std::int64_t vdepth = depth_of(v);
-    int band = v.band.load(std::memory_order_relaxed);
-    if (band > 0 &&
-        static_cast<double>(vdepth) < v.thld[static_cast<std::size_t>(band - 1)].load(std::memory_order_relaxed) &&
-        workload_may_slow(victim) && v.band.compare_exchange_strong(band, band - 1, std::memory_order_relaxed))
-      lower(victim);
+    band_down(victim, v, depth_of(v));
   }
+}
+
+// guarded: [HERMES] §3.1 wants every thief slower than its victim. DOWN(w, v)
+// gets there only by slowing the thief, and not at all when the victim is at
+// f_N (§3.4). A victim slower than its thief — typically a worker slowed as a
+// thief whose work then reached it without a steal (an untied task resumed
+// there), which no relay raises — holds the work its thieves feed on; the
+// guard does not keep that slowing: the victim is raised to its thief's level
+// first, and thief procrastination then puts the thief one below it where the
+// guard lets it. List lock held.
+void Engine::keep_victim_precedence(WorkerId victim, Level thief_level) noexcept {
+  if (level(victim) > thief_level) set_level(victim, thief_level);
 }
 
 void Engine::idle(WorkerId w) noexcept {

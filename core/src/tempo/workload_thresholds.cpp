@@ -10,7 +10,7 @@ void thresholds_from_mean(double mean_depth, int k, std::array<double, kMaxThres
 
 int band_of(double depth, const std::array<double, kMaxThresholds>& thld, int k) noexcept {
   int band = 0;
-  while (band < k && band < kMaxThresholds && depth >= thld[static_cast<std::size_t>(band)]) ++band;
+  while (band < k && band < kMaxThresholds && reaches_threshold(depth, thld[static_cast<std::size_t>(band)])) ++band;
   return band;
 }
 

@@ -199,6 +199,8 @@ class Engine {
   // Out-of-line parts of the inline events (detail/engine_hot_path.hpp).
   [[gnu::noinline]] void push_workload(WorkerId w, Slot& s, std::int64_t depth) noexcept;
   [[gnu::noinline]] void pop_workload(WorkerId w, Slot& s) noexcept;
+  void band_down(WorkerId w, Slot& s, std::int64_t depth) noexcept;          // the deque fell: POP / STEAL of Fig. 5
+  void keep_victim_precedence(WorkerId victim, Level thief_level) noexcept;  // guarded, on a steal
   [[gnu::noinline]] bool account_split_segment(WorkerId w, Slot& s, std::uint64_t start, std::uint64_t changed,
                                                std::uint64_t now, Level lv) noexcept;
   [[gnu::noinline]] bool emulate_segment(WorkerId w, std::uint64_t duration_ns, Level lv) noexcept;

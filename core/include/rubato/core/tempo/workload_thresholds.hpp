@@ -13,8 +13,16 @@ namespace rubato {
 // thld_i for i = 1..K into out[0..K-1].
 void thresholds_from_mean(double mean_depth, int k, std::array<double, kMaxThresholds>& out) noexcept;
 
+// Whether a deque size reaches a threshold. "fastest if the deque size is no
+// less than thld_K" — reaching means >= — but an empty deque reaches none:
+// "a worker needs to work faster when there are more tasks to handle", and a
+// thief with an empty deque is below the first threshold (Fig. 4(b)). Where
+// L = 0 (a worker that held no queued work for a whole profiling window)
+// every threshold is 0; without this rule its empty deque would count as
+// above all of them.
+inline bool reaches_threshold(double depth, double thld) noexcept { return depth > 0 && depth >= thld; }
+
 // The band of a deque size: how many thresholds it has reached (0..K).
-// "fastest if the deque size is no less than thld_K" — reaching means >=.
 int band_of(double depth, const std::array<double, kMaxThresholds>& thld, int k) noexcept;
 
 // Accumulates M samples; every M-th sample yields the window's mean.
