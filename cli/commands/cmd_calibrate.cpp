@@ -39,6 +39,12 @@ const CommandSpec& calibrate_spec() {
            "frequencies, e.g. 1.2GHz,2.4GHz", true},
           {"seconds", kHowToMeasure, "length of each power measurement", "S", "5", "0.05..3600"},
           {"latency-repeats", kHowToMeasure, "transition-latency measurements per frequency pair", "N", "5", "1..1000"},
+          {"quiet-limit", kHowToMeasure, "other processes' CPU use above which a point is polluted and measured again",
+           "CPUS", "0.1", "0.001..100000"},
+          {"quiet-wait", kHowToMeasure, "how long a polluted point waits for the machine to become quiet", "S", "30",
+           "0..86400"},
+          {"allow-noisy", kWhereResultsGo, "write the profile even where points stayed polluted, marked unreliable", "",
+           "", ""},
           {"runs", kHowToMeasure, "--beta: runs at each frequency", "N", "5", "2..10000"},
           {"timeout", kHowToMeasure, "--beta: stop a run after S seconds (0: never)", "S", "0", "0..1e6"},
           {"out", kWhereResultsGo, "where the profile (or --beta's result) is written", "FILE",
@@ -74,6 +80,10 @@ CalibrateOptions setup(const std::vector<std::string>& argv) {
   if (o.beta && o.program.empty()) throw UsageError("--beta needs a program: rubato calibrate --beta -- PROGRAM ARGS");
   if (!o.beta && !o.program.empty()) throw UsageError("a program is measured only with --beta");
   if (const auto s = a.value("seconds")) o.measure.seconds = parse_number("--seconds", *s, 0.05, 3600);
+  if (const auto s = a.value("quiet-limit")) o.measure.quiet_limit_cpus = parse_number("--quiet-limit", *s, 0.001, 1e5);
+  if (const auto s = a.value("quiet-wait")) o.measure.quiet_wait_s = parse_number("--quiet-wait", *s, 0, 86400);
+  o.measure.allow_noisy = a.flag("allow-noisy");
+  if (o.beta && o.measure.allow_noisy) throw UsageError("--allow-noisy is for a machine's profile, not --beta");
   if (const auto s = a.value("latency-repeats"))
     o.measure.latency_repeats = static_cast<int>(parse_integer("--latency-repeats", *s, 1, 1000));
   if (const auto s = a.value("runs")) o.runs = static_cast<int>(parse_integer("--runs", *s, 2, 10000));
@@ -132,6 +142,8 @@ int calibrate_machine(const CalibrateOptions& o) {
   for (const auto& w : r.warnings) std::fprintf(stderr, "rubato calibrate: warning: %s\n", w.c_str());
   std::printf("wrote %s (samples: %s, %s)\nuse it: RUBATO_PROFILE=%s\n", o.out.c_str(), samples.c_str(),
               transitions.c_str(), o.out.c_str());
+  if (!profile->unreliable.empty())
+    std::printf("UNRELIABLE (marked in the profile): %s\n", profile->unreliable.c_str());
   return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <set>
 #include <thread>
 
@@ -144,6 +145,16 @@ double CalibrationSample::package_sd_w() const { return rate_sd_of(windows, &Cal
 double CalibrationSample::dram_sd_w() const { return rate_sd_of(windows, &CalibrationWindow::dram_j); }
 double CalibrationSample::busy_cpus() const { return rate_of(windows, &CalibrationWindow::load_cpu_s); }
 double CalibrationSample::system_busy_cpus() const { return rate_of(windows, &CalibrationWindow::system_busy_s); }
+double CalibrationSample::own_cpus() const { return rate_of(windows, &CalibrationWindow::own_cpu_s); }
+double CalibrationSample::others_cpus() const { return system_busy_cpus() - own_cpus(); }
+
+std::string calibration_proc_stat(const std::string& sysfs_root) {
+  std::filesystem::path sysfs(sysfs_root);
+  if (!sysfs.has_filename()) sysfs = sysfs.parent_path();  // "DIR/root/"
+  const std::filesystem::path beside = sysfs.parent_path() / "proc" / "stat";
+  std::error_code ec;
+  return std::filesystem::exists(beside, ec) ? beside.string() : "/proc/stat";
+}
 
 std::string calibration_host() {
   char buf[256] = {};
@@ -257,6 +268,16 @@ const std::string& CalibrationFrequency::state_file() const {
 
 namespace {
 
+// CPU time of this process, all its threads, s.
+double own_cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// How long one look at the machine lasts while a polluted point waits for quiet.
+constexpr double kQuietProbeS = 0.2;
+
 class Calibrator {
  public:
   Calibrator(const CalibrationOptions& o, CalibrationResult& r, CalibrationFrequency& freq, LoadThreads& load)
@@ -285,7 +306,7 @@ class Calibrator {
     take_joules(package_);
     take_joules(dram_);
     auto cpu_before = load_.cpu_seconds();
-    double busy_before = proc_stat_busy_s(r_.cpus);
+    double busy_before = machine_busy_s(), own_before = own_cpu_s();
     auto before = Clock::now();
     for (int i = 0; i < windows; ++i) {
       sleep_s(o_.seconds / windows);
@@ -294,18 +315,40 @@ class Calibrator {
       w.package_j = take_joules(package_);
       w.dram_j = take_joules(dram_);
       const auto cpu_now = load_.cpu_seconds();
-      const double busy_now = proc_stat_busy_s(r_.cpus);
+      const double busy_now = machine_busy_s(), own_now = own_cpu_s();
       w.start_s = std::chrono::duration<double>(before - t0_).count();
       w.seconds = std::chrono::duration<double>(now - before).count();
       for (std::size_t t = 0; t < k && t < cpu_now.size(); ++t) w.load_cpu_s += cpu_now[t] - cpu_before[t];
       w.system_busy_s = busy_now - busy_before;
+      w.own_cpu_s = own_now - own_before;
       s.windows.push_back(w);
       cpu_before = cpu_now;
       busy_before = busy_now;
+      own_before = own_now;
       before = now;
     }
     s.cur_hz = freq_.current_hz(r_.cpus.front());
     return s;
+  }
+
+  // Busy seconds of every CPU, anyone's: a neighbour on any CPU adds to the
+  // package power (/proc/stat's first line: the sum rounded to ticks once).
+  double machine_busy_s() const { return proc_stat_busy_s({}, r_.proc_stat); }
+
+  bool polluted(const CalibrationSample& s) const { return s.others_cpus() > o_.quiet_limit_cpus; }
+
+  // Looks at the machine (the load of the point still running) until other
+  // processes use no more than the limit: true; false at `deadline`.
+  bool wait_for_quiet(Clock::time_point deadline) const {
+    while (Clock::now() < deadline) {
+      const double busy0 = machine_busy_s(), own0 = own_cpu_s();
+      const auto t0 = Clock::now();
+      sleep_s(std::min(kQuietProbeS, std::chrono::duration<double>(deadline - t0).count()));
+      const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
+      const double others = (machine_busy_s() - busy0 - (own_cpu_s() - own0)) / dt;
+      if (dt > 0 && others <= o_.quiet_limit_cpus) return true;
+    }
+    return false;
   }
 
   // The transition latency between the fastest and the slowest frequency.
@@ -387,19 +430,51 @@ bool fit_result(CalibrationResult& r, std::string& error) {
   return fit_shared_intercept(points, 2 * r.freqs_hz.size(), r.fit, error);
 }
 
+std::string fixed2(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g s", s);
+  return buf;
+}
+
+// Points measured beside other work: set aside and measured again (a
+// warning), or kept with allow_noisy (the result is unreliable, and says why).
+void check_pollution(CalibrationResult& r, const CalibrationOptions& o) {
+  std::size_t polluted = 0;
+  double most_others = 0;
+  for (const auto& s : r.samples)
+    if (s.others_cpus() > o.quiet_limit_cpus) {
+      ++polluted;
+      most_others = std::max(most_others, s.others_cpus());
+    }
+  if (!r.set_aside.empty())
+    r.warnings.push_back(std::to_string(r.set_aside.size()) +
+                         " measurements set aside: other processes used more than " + fixed2(o.quiet_limit_cpus) +
+                         " CPUs during them (" + r.proc_stat +
+                         " less this process's CPU time); their points were "
+                         "measured again once the machine was quiet");
+  if (polluted == 0) return;
+  r.unreliable = std::to_string(polluted) + " of " + std::to_string(r.samples.size()) +
+                 " points were measured while other processes used up to " + fixed2(most_others) +
+                 " CPUs (more than the limit " + fixed2(o.quiet_limit_cpus) + ", after waiting up to " +
+                 seconds_text(o.quiet_wait_s) +
+                 " for quiet): their power is in those points and in the fit; written with --allow-noisy";
+  r.warnings.push_back("UNRELIABLE: " + r.unreliable);
+}
+
 // What may have spoilt points, one line per kind (the samples file has the detail).
-void check_samples(CalibrationResult& r) {
-  std::size_t starved = 0, crowded = 0, off_freq = 0;
-  double least = 1, most_others = 0;
+void check_samples(CalibrationResult& r, const CalibrationOptions& o) {
+  std::size_t starved = 0, off_freq = 0;
+  double least = 1;
   for (const auto& s : r.samples) {
     if (s.loop != LoadKind::idle && s.busy_cpus() < 0.9 * static_cast<double>(s.k)) {
       ++starved;
       least = std::min(least, s.busy_cpus() / static_cast<double>(s.k));
-    }
-    const double others = s.system_busy_cpus() - s.busy_cpus();
-    if (others > 0.1) {
-      ++crowded;
-      most_others = std::max(most_others, others);
     }
     if (s.cur_hz > 0 && std::fabs(s.cur_hz - s.hz) > 0.05 * s.hz) ++off_freq;
   }
@@ -410,12 +485,7 @@ void check_samples(CalibrationResult& r) {
     r.warnings.push_back(std::to_string(starved) + of + "the load threads got less than 90 % of their CPUs (down to " +
                          buf + "; other work on the machine?); the fit uses the CPU time they got");
   }
-  if (crowded) {
-    std::snprintf(buf, sizeof buf, "%.2f", most_others);
-    r.warnings.push_back(std::to_string(crowded) + of + "other processes kept up to " + buf +
-                         " of the measured CPUs busy (/proc/stat): their power is in those points; calibrate on a "
-                         "quiet machine");
-  }
+  check_pollution(r, o);
   if (off_freq)
     r.warnings.push_back(std::to_string(off_freq) + of +
                          "scaling_cur_freq differed from the frequency set by more than 5 % (turbo, thermal or "
@@ -453,17 +523,61 @@ bool plan_points(const CalibrationOptions& o, const Topology& t, CalibrationResu
   return true;
 }
 
+// "2400 MHz, compute on 2 CPUs": a point, in messages.
+std::string point_name(double hz, LoadKind loop, std::size_t k) {
+  return std::to_string(std::lround(hz / 1e6)) + " MHz, " +
+         (loop == LoadKind::idle
+              ? std::string("every CPU idle")
+              : std::string(to_string(loop)) + " on " + std::to_string(k) + (k == 1 ? " CPU" : " CPUs"));
+}
+
+// One point into r.samples, measured again (the polluted measurement set
+// aside) while other processes pollute it and the machine becomes quiet
+// within quiet_wait_s; false + `error` when it stays polluted and allow_noisy
+// is off.
+bool measure_point(Calibrator& c, const CalibrationOptions& o, CalibrationResult& r, double hz, LoadKind loop,
+                   std::size_t k, std::string& error) {
+  CalibrationSample s = c.measure(hz, loop, k);
+  if (c.polluted(s)) {
+    c.say(point_name(hz, loop, k) + ": other processes used " + fixed2(s.others_cpus()) +
+          " CPUs; measuring it again once the machine is quiet (waiting at most " + seconds_text(o.quiet_wait_s) +
+          ", --quiet-wait)");
+    const auto since = Clock::now();
+    const auto deadline =
+        since + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.quiet_wait_s));
+    while (c.polluted(s) && c.wait_for_quiet(deadline)) {
+      r.set_aside.push_back(std::move(s));
+      s = c.measure(hz, loop, k);
+    }
+    if (!c.polluted(s))
+      c.say(point_name(hz, loop, k) + ": measured again, quiet, after " +
+            seconds_text(std::round(std::chrono::duration<double>(Clock::now() - since).count() * 10) / 10));
+  }
+  if (c.polluted(s) && !o.allow_noisy) {
+    error = "the machine did not become quiet: at " + point_name(hz, loop, k) + " other processes used " +
+            fixed2(s.others_cpus()) + " CPUs (limit " + fixed2(o.quiet_limit_cpus) + ", --quiet-limit) after " +
+            seconds_text(o.quiet_wait_s) +
+            " of waiting (--quiet-wait); no profile written. Stop the other work and run it again, or "
+            "--allow-noisy writes the profile marked unreliable";
+    return false;
+  }
+  r.samples.push_back(std::move(s));
+  return true;
+}
+
 // Every point at every frequency, each frequency summed up in one progress
-// line; false + `error` when a frequency cannot be set.
-bool measure_points(Calibrator& c, CalibrationFrequency& freq, CalibrationResult& r, std::string& error) {
+// line; false + `error` when a frequency cannot be set or a point stays polluted.
+bool measure_points(Calibrator& c, const CalibrationOptions& o, CalibrationFrequency& freq, CalibrationResult& r,
+                    std::string& error) {
   for (double hz : r.freqs_hz) {
     if (!freq.set(hz)) {
       error = "setting " + std::to_string(std::lround(hz / 1e6)) + " MHz failed";
       return false;
     }
-    r.samples.push_back(c.measure(hz, LoadKind::idle, 0));
+    if (!measure_point(c, o, r, hz, LoadKind::idle, 0, error)) return false;
     for (LoadKind loop : {LoadKind::compute, LoadKind::spin})
-      for (std::size_t k = 1; k <= r.cpus.size(); ++k) r.samples.push_back(c.measure(hz, loop, k));
+      for (std::size_t k = 1; k <= r.cpus.size(); ++k)
+        if (!measure_point(c, o, r, hz, loop, k, error)) return false;
     const auto& idle = r.samples[r.samples.size() - 1 - 2 * r.cpus.size()];
     char line[160];
     std::snprintf(line, sizeof line, "%.0f MHz: idle %.2f W, all compute %.2f W, all spin %.2f W", hz / 1e6,
@@ -481,6 +595,10 @@ std::optional<CalibrationResult> calibrate(const CalibrationOptions& o, std::str
     error = "the measurement time must be positive";
     return std::nullopt;
   }
+  if (!(o.quiet_limit_cpus > 0) || !(o.quiet_wait_s >= 0)) {
+    error = "the quiet limit must be positive and the quiet wait not negative";
+    return std::nullopt;
+  }
   if (!calibration_possible(o, error)) return std::nullopt;
   CalibrationResult r;
   r.host = calibration_host();
@@ -488,6 +606,7 @@ std::optional<CalibrationResult> calibrate(const CalibrationOptions& o, std::str
   r.cpu_model = read_cpu_model();
   r.sysfs_root = o.sysfs_root;
   r.seconds = o.seconds;
+  r.proc_stat = calibration_proc_stat(o.sysfs_root);
   CalibrationFrequency freq(o.sysfs_root, o.state_dir);
   if (!plan_points(o, freq.topology(), r, error)) return std::nullopt;
 
@@ -499,7 +618,8 @@ std::optional<CalibrationResult> calibrate(const CalibrationOptions& o, std::str
         " frequencies, " + std::to_string(o.seconds).substr(0, std::to_string(o.seconds).find('.') + 3) +
         " s per point: about " +
         std::to_string(std::lround(calibration_duration_s(o, r.cpus.size(), r.freqs_hz.size()))) + " s");
-  if (!measure_points(c, freq, r, error)) {
+  if (r.proc_stat != "/proc/stat") c.say("the machine's load from " + r.proc_stat + " (beside the sysfs root)");
+  if (!measure_points(c, o, freq, r, error)) {
     load.stop();
     freq.end();
     return std::nullopt;
@@ -513,7 +633,7 @@ std::optional<CalibrationResult> calibrate(const CalibrationOptions& o, std::str
     return std::nullopt;
   }
   if (!fit_result(r, error)) return std::nullopt;
-  check_samples(r);
+  check_samples(r, o);
   return r;
 }
 

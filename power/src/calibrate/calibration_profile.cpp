@@ -77,8 +77,10 @@ std::string calibration_profile_json(const CalibrationResult& r, const std::stri
       "k = 0.." + std::to_string(r.cpus.size()) + " CPUs (" + std::to_string(r.cpus.size()) + " loaded, pinned)";
   json j;
   j["name"] = name;
-  j["description"] = "Measured by rubato calibrate on " + r.host + " (" +
+  j["description"] = std::string(r.unreliable.empty() ? "" : "UNRELIABLE (see 'unreliable'): ") +
+                     "Measured by rubato calibrate on " + r.host + " (" +
                      (r.cpu_model.empty() ? std::string("unknown CPU") : r.cpu_model) + "), " + r.date;
+  if (!r.unreliable.empty()) j["unreliable"] = r.unreliable;
   j["cpu_model_match"] = json::array();
   j["cores"] = r.online_cpus;
   j["cores_per_domain"] = r.cpus_per_domain;
@@ -126,16 +128,25 @@ std::string calibration_profile_json(const CalibrationResult& r, const std::stri
   return j.dump(2) + "\n";
 }
 
+namespace {
+
+void sample_rows(std::ostringstream& out, const CalibrationSample& s, int used) {
+  for (std::size_t i = 0; i < s.windows.size(); ++i) {
+    const auto& w = s.windows[i];
+    out << s.hz << ',' << to_string(s.loop) << ',' << s.k << ',' << i << ',' << w.start_s << ',' << w.seconds << ','
+        << w.package_j << ',' << w.dram_j << ',' << w.load_cpu_s << ',' << w.system_busy_s << ',' << s.cur_hz << ','
+        << w.own_cpu_s << ',' << used << '\n';
+  }
+}
+
+}  // namespace
+
 std::string calibration_samples_csv(const CalibrationResult& r) {
   std::ostringstream out;
-  out << "hz,loop,k,window,start_s,seconds,package_j,dram_j,load_cpu_s,system_busy_cpu_s,cur_hz\n";
+  out << "hz,loop,k,window,start_s,seconds,package_j,dram_j,load_cpu_s,system_busy_cpu_s,cur_hz,own_cpu_s,used\n";
   out.precision(10);
-  for (const auto& s : r.samples)
-    for (std::size_t i = 0; i < s.windows.size(); ++i) {
-      const auto& w = s.windows[i];
-      out << s.hz << ',' << to_string(s.loop) << ',' << s.k << ',' << i << ',' << w.start_s << ',' << w.seconds << ','
-          << w.package_j << ',' << w.dram_j << ',' << w.load_cpu_s << ',' << w.system_busy_s << ',' << s.cur_hz << '\n';
-    }
+  for (const auto& s : r.samples) sample_rows(out, s, 1);
+  for (const auto& s : r.set_aside) sample_rows(out, s, 0);
   return out.str();
 }
 

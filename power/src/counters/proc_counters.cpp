@@ -19,18 +19,21 @@
 
 namespace rubato {
 
-double proc_stat_busy_s(const std::vector<int>& cpus) {
-  std::ifstream in("/proc/stat");
+double proc_stat_busy_s(const std::vector<int>& cpus, const std::string& path) {
+  std::ifstream in(path);
   std::string line;
   const double tick = static_cast<double>(::sysconf(_SC_CLK_TCK));
   double busy = 0;
   while (std::getline(in, line)) {
-    if (line.rfind("cpu", 0) != 0 || line.size() < 4 || !std::isdigit(static_cast<unsigned char>(line[3]))) continue;
+    if (line.rfind("cpu", 0) != 0 || line.size() < 4) continue;
+    const bool all = line[3] == ' ';  // the first line: every CPU, summed before rounding to ticks
+    if (all != cpus.empty() || (!all && !std::isdigit(static_cast<unsigned char>(line[3])))) continue;
     std::istringstream s(line.substr(3));
     int cpu = -1;
     unsigned long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
-    s >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
-    if (std::find(cpus.begin(), cpus.end(), cpu) != cpus.end())
+    if (!all) s >> cpu;
+    s >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal;
+    if (all || std::find(cpus.begin(), cpus.end(), cpu) != cpus.end())
       busy += static_cast<double>(user + nice + system + irq + softirq + steal) / tick;
   }
   return busy;

@@ -10,15 +10,24 @@
 //    CPU's busy time and its fake frequency:
 //        P_package = U + Σ_cpu busy_share_cpu · C · (f_cpu / f_max)^A
 //        P_dram    = D + DB · Σ_cpu busy_share_cpu
+//  - ROOT/../proc/stat: the machine's busy time per CPU, as rubato calibrate
+//    reads it beside its sysfs root (docs/calibrate.md), made of the same
+//    busy time as the power.
 // The law's constants are arguments: they live in the test, never in rubato.
 //
-// Busy time, per real CPU: from /proc/stat (everything that ran there), or
-// with --busy-from comm:NAME only the threads of processes called NAME (their
-// /proc/PID/task/TID/stat times, on the CPU each last ran on): on a shared
-// machine other programs' load would otherwise enter the fake power.
+// Busy time: only the process under test — the pid in FILE (--follow-pid-file,
+// written by the test once it started the program; nothing is busy until
+// then), its threads' CPU time (schedstat, ns; stat's ticks where the kernel
+// has none) on the CPU each last ran on. Other processes on the machine, also
+// other rubato processes of tests running beside, never enter the fake power
+// or the fake /proc/stat. --neighbour CPUS@FROM-UNTIL adds a phantom
+// neighbour: CPUS busy CPUs (filled in order) from FROM to UNTIL seconds
+// after the followed process was first seen (UNTIL "end": until this program
+// stops), in the power and in /proc/stat alike, at the fake frequencies.
 //
 //   fake_machine ROOT --freqs-khz K,K,... --uncore-w U --core-w C --exponent A
-//                [--dram-w D] [--dram-busy-w DB] [--busy-from proc-stat|comm:NAME] [--period-ms 5]
+//                --follow-pid-file FILE [--neighbour CPUS@FROM-UNTIL]
+//                [--dram-w D] [--dram-busy-w DB] [--period-ms 5]
 // Writes ROOT/fake-machine.ready once the tree exists; ends at SIGTERM/SIGINT.
 #include <dirent.h>
 #include <sys/resource.h>
@@ -32,6 +41,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <string>
@@ -40,26 +50,30 @@
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
 volatile std::sig_atomic_t g_stop = 0;
 void on_signal(int) { g_stop = 1; }
 
 std::string root;
 
-void put(const std::string& rel, const std::string& text) {
-  const std::filesystem::path p = root + "/" + rel;
+void put_at(const std::filesystem::path& p, const std::string& text) {
   std::filesystem::create_directories(p.parent_path());
   const std::string tmp = p.string() + ".new";
   { std::ofstream(tmp, std::ios::binary) << text; }
   std::filesystem::rename(tmp, p);  // readers never see half a value
 }
 
+void put(const std::string& rel, const std::string& text) { put_at(root + "/" + rel, text); }
+
 // A file's first word (sysfs takes "userspace" and "userspace\n" alike).
-std::string get(const std::string& rel) {
-  std::ifstream in(root + "/" + rel, std::ios::binary);
+std::string first_word(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
   std::string word;
   in >> word;
   return word;
 }
+std::string get(const std::string& rel) { return first_word(root + "/" + rel); }
 
 std::vector<int> online_cpus() {
   std::ifstream in("/sys/devices/system/cpu/online");
@@ -85,117 +99,144 @@ std::string cpu_list_text(const std::vector<int>& cpus) {
 
 double tick_s() { return 1.0 / static_cast<double>(::sysconf(_SC_CLK_TCK)); }
 
-// Busy seconds per CPU from /proc/stat.
-std::map<int, double> proc_stat_busy() {
-  std::map<int, double> out;
-  std::ifstream in("/proc/stat");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("cpu", 0) != 0 || line.size() < 4 || !std::isdigit(static_cast<unsigned char>(line[3]))) continue;
-    std::istringstream s(line.substr(3));
-    int cpu = -1;
-    unsigned long long v[8] = {};
-    s >> cpu;
-    for (auto& x : v) s >> x;  // user nice system idle iowait irq softirq steal
-    out[cpu] = static_cast<double>(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) * tick_s();
-  }
-  return out;
+// One thread's CPU time so far and the CPU it last ran on; false when it is gone.
+bool thread_time(const std::string& task_dir, double& seconds, int& cpu) {
+  std::ifstream stat_in(task_dir + "/stat");
+  std::string text;
+  std::getline(stat_in, text);
+  const auto close = text.rfind(')');
+  if (close == std::string::npos) return false;
+  std::istringstream s(text.substr(close + 2));
+  std::vector<std::string> f;
+  for (std::string w; s >> w;) f.push_back(w);
+  if (f.size() < 37) return false;  // f[0] = field 3 (state)
+  cpu = std::stoi(f[36]);           // field 39, processor
+  std::ifstream sched_in(task_dir + "/schedstat");
+  double ns = -1;
+  if (sched_in >> ns && ns > 0) seconds = ns * 1e-9;                // time on the CPU, ns
+  else seconds = (std::stod(f[11]) + std::stod(f[12])) * tick_s();  // utime + stime, ticks
+  return true;
 }
 
-// Busy seconds per CPU of the threads of processes named `comm`, accumulated
-// across calls (each thread's new time goes to the CPU it last ran on).
-class CommBusy {
+// Busy seconds per CPU of one process's threads, accumulated across calls
+// (each thread's new time goes to the CPU it last ran on). The process is the
+// pid in a file, re-read every 50 ms: until it holds one, nothing is busy.
+class FollowedProcess {
  public:
-  explicit CommBusy(std::string comm) : comm_(std::move(comm)) {}
-  std::map<int, double> read() {
-    const auto now = std::chrono::steady_clock::now();
-    if (now - scanned_ > std::chrono::milliseconds(100)) {
-      scan();
-      scanned_ = now;
+  explicit FollowedProcess(std::string pid_file) : pid_file_(std::move(pid_file)) {}
+
+  // Seconds since the followed process was first seen; < 0 before.
+  double seen_for_s() const { return seen_ ? std::chrono::duration<double>(Clock::now() - first_seen_).count() : -1; }
+
+  const std::map<int, double>& read() {
+    const auto now = Clock::now();
+    if (now - checked_ > std::chrono::milliseconds(50)) {
+      checked_ = now;
+      const int pid = std::atoi(first_word(pid_file_).c_str());
+      if (pid > 0 && pid != pid_) follow(pid);
     }
-    for (int pid : pids_) {
-      const std::string task = "/proc/" + std::to_string(pid) + "/task";
-      DIR* d = ::opendir(task.c_str());
-      if (!d) continue;
-      while (dirent* e = ::readdir(d)) {
-        if (e->d_name[0] == '.') continue;
-        std::ifstream in(task + "/" + e->d_name + "/stat");
-        std::string text;
-        std::getline(in, text);
-        const auto close = text.rfind(')');
-        if (close == std::string::npos) continue;
-        std::istringstream s(text.substr(close + 2));
-        std::vector<std::string> f;
-        for (std::string w; s >> w;) f.push_back(w);
-        if (f.size() < 37) continue;                                        // f[0] = field 3 (state)
-        const double t = (std::stod(f[11]) + std::stod(f[12])) * tick_s();  // utime + stime
-        const int cpu = std::stoi(f[36]);                                   // processor
-        const std::string key = std::to_string(pid) + "/" + e->d_name;
-        const auto it = last_.find(key);
-        if (it != last_.end() && t > it->second) busy_[cpu] += t - it->second;
-        last_[key] = t;
-      }
-      ::closedir(d);
-    }
+    if (pid_ > 0) add_new_time();
     return busy_;
   }
 
  private:
-  void scan() {
-    pids_.clear();
-    DIR* d = ::opendir("/proc");
+  void follow(int pid) {
+    pid_ = pid;
+    last_.clear();
+    baseline_ = true;  // its threads' time so far was spent before it was followed
+    if (!seen_) first_seen_ = Clock::now();
+    seen_ = true;
+  }
+
+  void add_new_time() {
+    const std::string task = "/proc/" + std::to_string(pid_) + "/task";
+    DIR* d = ::opendir(task.c_str());
     if (!d) return;
     while (dirent* e = ::readdir(d)) {
-      if (!std::isdigit(static_cast<unsigned char>(e->d_name[0]))) continue;
-      std::ifstream in(std::string("/proc/") + e->d_name + "/comm");
-      std::string name;
-      std::getline(in, name);
-      if (name == comm_) pids_.push_back(std::atoi(e->d_name));
+      if (e->d_name[0] == '.') continue;
+      double t = 0;
+      int cpu = 0;
+      if (!thread_time(task + "/" + e->d_name, t, cpu)) continue;
+      const auto it = last_.find(e->d_name);
+      // A thread first seen after the process was followed started since the
+      // previous scan: all its time is new.
+      const double before = it != last_.end() ? it->second : baseline_ ? t : 0;
+      if (t > before) busy_[cpu] += t - before;
+      last_[e->d_name] = t;
     }
     ::closedir(d);
+    baseline_ = false;
   }
-  std::string comm_;
-  std::vector<int> pids_;
+
+  std::string pid_file_;
+  int pid_ = 0;
+  bool baseline_ = false, seen_ = false;
+  Clock::time_point checked_{}, first_seen_{};
   std::map<std::string, double> last_;
   std::map<int, double> busy_;
-  std::chrono::steady_clock::time_point scanned_{};
 };
+
+// --neighbour CPUS@FROM-UNTIL: busy CPUs in a window of the followed process's time.
+struct Neighbour {
+  double cpus = 0, from_s = 0, until_s = 0;
+
+  // Its busy seconds on each of `cpus` (filled in order) over the last `dt` s, at `seen_for_s`.
+  std::map<int, double> busy(const std::vector<int>& online, double seen_for_s, double dt) const {
+    std::map<int, double> out;
+    if (seen_for_s < from_s || seen_for_s >= until_s) return out;
+    double left = cpus;
+    for (int c : online) {
+      if (left <= 0) break;
+      out[c] = std::min(1.0, left) * dt;
+      left -= 1;
+    }
+    return out;
+  }
+};
+
+bool parse_neighbour(const std::string& v, Neighbour& n) {
+  const auto at = v.find('@'), dash = v.find('-', at == std::string::npos ? 0 : at);
+  if (at == std::string::npos || dash == std::string::npos) return false;
+  n.cpus = std::stod(v.substr(0, at));
+  n.from_s = std::stod(v.substr(at + 1, dash - at - 1));
+  const std::string until = v.substr(dash + 1);
+  n.until_s = until == "end" ? std::numeric_limits<double>::infinity() : std::stod(until);
+  return n.cpus >= 0 && n.until_s > n.from_s;
+}
+
+// The fake /proc/stat: each CPU's busy time as user time, the rest of the
+// time since start idle, in clock ticks (the kernel's USER_HZ).
+std::string proc_stat_text(const std::vector<int>& cpus, const std::map<int, double>& busy_s, double elapsed_s) {
+  auto line = [](const std::string& name, double busy, double idle) {
+    const auto ticks = [](double s) { return std::to_string(static_cast<unsigned long long>(s / tick_s())); };
+    return name + " " + ticks(busy) + " 0 0 " + ticks(idle) + " 0 0 0 0 0 0\n";
+  };
+  double busy_all = 0, idle_all = 0;
+  std::string per_cpu;
+  for (int c : cpus) {
+    const double b = busy_s.count(c) ? busy_s.at(c) : 0, idle = std::max(0.0, elapsed_s - b);
+    busy_all += b;
+    idle_all += idle;
+    per_cpu += line("cpu" + std::to_string(c), b, idle);
+  }
+  return line("cpu ", busy_all, idle_all) + per_cpu;
+}
 
 int usage() {
   std::fprintf(stderr,
-               "usage: fake_machine ROOT --freqs-khz K,K,... --uncore-w U --core-w C --exponent A [--dram-w D] "
-               "[--dram-busy-w DB] [--busy-from proc-stat|comm:NAME] [--period-ms 5]\n");
+               "usage: fake_machine ROOT --freqs-khz K,K,... --uncore-w U --core-w C --exponent A "
+               "--follow-pid-file FILE [--neighbour CPUS@FROM-UNTIL] [--dram-w D] [--dram-busy-w DB] "
+               "[--period-ms 5]\n");
   return 2;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  if (argc < 2) return usage();
-  root = argv[1];
+struct Law {
   std::vector<long> khz;
   double U = -1, C = -1, A = -1, D = 0, DB = 0;
-  std::string busy_from = "proc-stat";
-  int period_ms = 5;
-  for (int i = 2; i + 1 < argc; i += 2) {
-    const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--freqs-khz") {
-      std::stringstream s(v);
-      for (std::string part; std::getline(s, part, ',');) khz.push_back(std::stol(part));
-    } else if (k == "--uncore-w") U = std::stod(v);
-    else if (k == "--core-w") C = std::stod(v);
-    else if (k == "--exponent") A = std::stod(v);
-    else if (k == "--dram-w") D = std::stod(v);
-    else if (k == "--dram-busy-w") DB = std::stod(v);
-    else if (k == "--busy-from") busy_from = v;
-    else if (k == "--period-ms") period_ms = std::max(1, std::atoi(v.c_str()));
-    else return usage();
-  }
-  if (khz.empty() || U < 0 || C < 0 || A < 0) return usage();
-  std::sort(khz.begin(), khz.end(), std::greater<>());
-  const long fmax = khz.front(), fmin = khz.back();
+};
 
-  const std::vector<int> cpus = online_cpus();
+void write_tree(const std::vector<int>& cpus, const std::vector<long>& khz, unsigned long long range_uj) {
+  const long fmax = khz.front(), fmin = khz.back();
   put("devices/system/cpu/online", cpu_list_text(cpus) + "\n");
   std::string avail;
   for (long k : khz) avail += std::to_string(k) + " ";
@@ -215,15 +256,68 @@ int main(int argc, char** argv) {
     put(dir + "scaling_driver", "acpi-cpufreq\n");
     put(dir + "scaling_cur_freq", std::to_string(fmax) + "\n");
   }
-  const std::string pkg = "class/powercap/intel-rapl:0/", dram = "class/powercap/intel-rapl:0:0/";
-  const unsigned long long range_uj = 262143328850ULL;
   put("class/powercap/intel-rapl/enabled", "1\n");
-  put(pkg + "name", "package-0\n");
-  put(pkg + "max_energy_range_uj", std::to_string(range_uj) + "\n");
-  put(pkg + "energy_uj", "0\n");
-  put(dram + "name", "dram\n");
-  put(dram + "max_energy_range_uj", std::to_string(range_uj) + "\n");
-  put(dram + "energy_uj", "0\n");
+  for (const auto& [zone, name] : {std::pair{"intel-rapl:0", "package-0"}, std::pair{"intel-rapl:0:0", "dram"}}) {
+    const std::string dir = std::string("class/powercap/") + zone + "/";
+    put(dir + "name", std::string(name) + "\n");
+    put(dir + "max_energy_range_uj", std::to_string(range_uj) + "\n");
+    put(dir + "energy_uj", "0\n");
+  }
+}
+
+// What was written takes effect: each policy's frequency into `cur`.
+void apply_frequencies(const std::vector<int>& cpus, std::map<int, long>& cur) {
+  for (int c : cpus) {
+    const std::string dir = "devices/system/cpu/cpufreq/policy" + std::to_string(c) + "/";
+    const std::string gov = get(dir + "scaling_governor");
+    long target = std::atol(get(dir + "scaling_max_freq").c_str());
+    if (gov == "userspace") {
+      const long set = std::atol(get(dir + "scaling_setspeed").c_str());
+      if (set > 0) target = set;
+    }
+    if (target > 0 && target != cur[c]) {
+      cur[c] = target;
+      put(dir + "scaling_cur_freq", std::to_string(target) + "\n");
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return usage();
+  root = argv[1];
+  Law law;
+  std::string pid_file;
+  Neighbour neighbour;
+  int period_ms = 5;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    const std::string k = argv[i], v = argv[i + 1];
+    if (k == "--freqs-khz") {
+      std::stringstream s(v);
+      for (std::string part; std::getline(s, part, ',');) law.khz.push_back(std::stol(part));
+    } else if (k == "--uncore-w") law.U = std::stod(v);
+    else if (k == "--core-w") law.C = std::stod(v);
+    else if (k == "--exponent") law.A = std::stod(v);
+    else if (k == "--dram-w") law.D = std::stod(v);
+    else if (k == "--dram-busy-w") law.DB = std::stod(v);
+    else if (k == "--follow-pid-file") pid_file = v;
+    else if (k == "--neighbour") {
+      if (!parse_neighbour(v, neighbour)) return usage();
+    } else if (k == "--period-ms") period_ms = std::max(1, std::atoi(v.c_str()));
+    else return usage();
+  }
+  if (law.khz.empty() || law.U < 0 || law.C < 0 || law.A < 0 || pid_file.empty()) return usage();
+  std::sort(law.khz.begin(), law.khz.end(), std::greater<>());
+  const long fmax = law.khz.front();
+
+  const std::vector<int> cpus = online_cpus();
+  const unsigned long long range_uj = 262143328850ULL;
+  write_tree(cpus, law.khz, range_uj);
+  std::filesystem::path sysfs(root);
+  if (!sysfs.has_filename()) sysfs = sysfs.parent_path();  // "ROOT/"
+  const std::filesystem::path proc_stat = sysfs.parent_path() / "proc" / "stat";
+  put_at(proc_stat, proc_stat_text(cpus, {}, 0));
 
   std::signal(SIGTERM, on_signal);
   std::signal(SIGINT, on_signal);
@@ -234,46 +328,39 @@ int main(int argc, char** argv) {
   // permitted (root): CFS then gives it the CPU it asks for, a few % at most.
   // Not real-time: its /proc scans would then starve everything else.
   (void)::setpriority(PRIO_PROCESS, 0, -20);
-  CommBusy comm(busy_from.rfind("comm:", 0) == 0 ? busy_from.substr(5) : "");
-  auto busy_now = [&] { return busy_from == "proc-stat" ? proc_stat_busy() : comm.read(); };
-  std::map<int, double> last_busy = busy_now();
+  FollowedProcess followed(pid_file);
+  std::map<int, double> last_busy = followed.read(), busy_total;  // busy_total: followed + neighbour
   std::map<int, long> cur;
   for (int c : cpus) cur[c] = fmax;
   double pkg_j = 0, dram_j = 0;
-  auto last = std::chrono::steady_clock::now();
+  const auto start = Clock::now();
+  auto last = start;
   put("fake-machine.ready", "1\n");
   while (!g_stop) {
     std::this_thread::sleep_for(std::chrono::milliseconds(period_ms));
-    // Frequencies: what was written takes effect.
-    for (int c : cpus) {
-      const std::string dir = "devices/system/cpu/cpufreq/policy" + std::to_string(c) + "/";
-      const std::string gov = get(dir + "scaling_governor");
-      long target = std::atol(get(dir + "scaling_max_freq").c_str());
-      if (gov == "userspace") {
-        const long set = std::atol(get(dir + "scaling_setspeed").c_str());
-        if (set > 0) target = set;
-      }
-      if (target > 0 && target != cur[c]) {
-        cur[c] = target;
-        put(dir + "scaling_cur_freq", std::to_string(target) + "\n");
-      }
-    }
+    apply_frequencies(cpus, cur);
     // Energy: the law over the interval.
-    const auto now = std::chrono::steady_clock::now();
+    const auto now = Clock::now();
     const double dt = std::chrono::duration<double>(now - last).count();
     last = now;
-    const std::map<int, double> busy = busy_now();
+    const std::map<int, double> busy = followed.read();
+    const std::map<int, double> phantom = neighbour.busy(cpus, followed.seen_for_s(), dt);
     double busy_s = 0;
-    pkg_j += U * dt;
+    pkg_j += law.U * dt;
     for (int c : cpus) {
-      const double b = std::max(0.0, (busy.count(c) ? busy.at(c) : 0) - (last_busy.count(c) ? last_busy.at(c) : 0));
+      const double own = std::max(0.0, (busy.count(c) ? busy.at(c) : 0) - (last_busy.count(c) ? last_busy.at(c) : 0));
+      const double b = own + (phantom.count(c) ? phantom.at(c) : 0);
+      busy_total[c] += b;
       busy_s += b;
-      pkg_j += b * C * std::pow(static_cast<double>(cur[c]) / static_cast<double>(fmax), A);
+      pkg_j += b * law.C * std::pow(static_cast<double>(cur[c]) / static_cast<double>(fmax), law.A);
     }
     last_busy = busy;
-    dram_j += D * dt + DB * busy_s;
-    put(pkg + "energy_uj", std::to_string(static_cast<unsigned long long>(pkg_j * 1e6) % range_uj) + "\n");
-    put(dram + "energy_uj", std::to_string(static_cast<unsigned long long>(dram_j * 1e6) % range_uj) + "\n");
+    dram_j += law.D * dt + law.DB * busy_s;
+    put("class/powercap/intel-rapl:0/energy_uj",
+        std::to_string(static_cast<unsigned long long>(pkg_j * 1e6) % range_uj) + "\n");
+    put("class/powercap/intel-rapl:0:0/energy_uj",
+        std::to_string(static_cast<unsigned long long>(dram_j * 1e6) % range_uj) + "\n");
+    put_at(proc_stat, proc_stat_text(cpus, busy_total, std::chrono::duration<double>(now - start).count()));
   }
   return 0;
 }

@@ -33,8 +33,22 @@ struct CalibrationOptions {
   double settle_s = -1;          // after a change of load or frequency; < 0: min(0.5 s, seconds / 4)
   int windows = 10;              // sub-windows per measurement (their spread is the point's spread)
   int latency_repeats = 5;       // per direction (fastest -> slowest, slowest -> fastest)
+  // A point is polluted when other processes used more than `quiet_limit_cpus`
+  // CPUs during it (the machine's busy time in /proc/stat less this process's
+  // own CPU time): its power is then in the point. It is measured again once
+  // the machine is quiet, waiting at most `quiet_wait_s` per point; a point
+  // still polluted then ends the calibration with an error, or with
+  // `allow_noisy` is kept and the profile marked unreliable.
+  double quiet_limit_cpus = 0.1;
+  double quiet_wait_s = 30;
+  bool allow_noisy = false;
   std::function<void(const std::string&)> progress;  // one line per step; may be empty
 };
+
+// The machine's busy time comes from proc/stat beside the sysfs root:
+// /proc/stat for /sys, DIR/proc/stat for a fake tree at DIR/root where the
+// fake has one (else /proc/stat).
+std::string calibration_proc_stat(const std::string& sysfs_root);
 
 // This host's name, and the time now as UTC ISO 8601 (what sources cite).
 std::string calibration_host();
@@ -50,7 +64,8 @@ struct CalibrationWindow {
   double package_j = 0;      // sum over the RAPL package zones
   double dram_j = 0;         // sum over the dram zones (0 without)
   double load_cpu_s = 0;     // CPU time the loaded threads used
-  double system_busy_s = 0;  // /proc/stat: busy time of the measured CPUs (anyone's)
+  double system_busy_s = 0;  // /proc/stat: busy time of every online CPU (anyone's)
+  double own_cpu_s = 0;      // CPU time of this process (all its threads)
 };
 
 // One measurement: `k` CPUs running `loop` at `hz` (k = 0: all idle).
@@ -68,6 +83,8 @@ struct CalibrationSample {
   double dram_sd_w() const;
   double busy_cpus() const;  // the loaded threads' CPU time per second (≈ k)
   double system_busy_cpus() const;
+  double own_cpus() const;     // this process's CPU time per second
+  double others_cpus() const;  // other processes' CPU time per second (system less own)
 };
 
 struct TransitionSample {
@@ -81,9 +98,15 @@ struct CalibrationResult {
   int online_cpus = 0;
   int cpus_per_domain = 1;
   std::vector<int> cpus;
-  std::vector<double> freqs_hz;  // measured, descending
-  double seconds = 0;            // per measurement
-  std::vector<CalibrationSample> samples;
+  std::vector<double> freqs_hz;            // measured, descending
+  double seconds = 0;                      // per measurement
+  std::vector<CalibrationSample> samples;  // the points fitted, one per point
+  // Measurements set aside as polluted, each followed by a new one of its point.
+  std::vector<CalibrationSample> set_aside;
+  std::string proc_stat;  // where the machine's busy time was read
+  // Why the profile cannot be trusted (points kept polluted with
+  // allow_noisy); empty when every fitted point was quiet.
+  std::string unreliable;
   bool has_dram = false;
   // Transition latency: how it was measured ("timing loop": until a compute
   // loop on the CPU ran at the new speed; "scaling_cur_freq readback": until
@@ -137,9 +160,11 @@ class CalibrationFrequency {
 // the machine's settings are restored in every case.
 std::optional<CalibrationResult> calibrate(const CalibrationOptions& o, std::string& error);
 
-// The profile (power/profiles schema) for a result; `name` its name.
+// The profile (power/profiles schema) for a result; `name` its name; its
+// "unreliable" field says why when the result is.
 std::string calibration_profile_json(const CalibrationResult& r, const std::string& name);
-// The raw samples: one CSV row per measurement window (FILE.samples.csv) ...
+// The raw samples: one CSV row per measurement window, the set-aside ones
+// with used = 0 (FILE.samples.csv) ...
 std::string calibration_samples_csv(const CalibrationResult& r);
 // ... and one per frequency transition timed (FILE.transitions.csv).
 std::string calibration_transitions_csv(const CalibrationResult& r);
