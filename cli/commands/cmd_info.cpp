@@ -56,6 +56,26 @@ nlohmann::json capability_json(const std::vector<CapabilityStatus>& list) {
   return out;
 }
 
+void add_uncore_json(const MachineInfo& m, nlohmann::json& j) {
+  j["uncore_domains"] = nlohmann::json::array();
+  for (const auto& u : m.topology.uncore_domains)
+    j["uncore_domains"].push_back({{"dir", u.dir},
+                                   {"package", u.package},
+                                   {"initial_min_hz", u.initial_min_hz},
+                                   {"initial_max_hz", u.initial_max_hz},
+                                   {"min_hz", u.min_hz},
+                                   {"max_hz", u.max_hz},
+                                   {"current_hz", u.current_hz}});
+  j["uncore_control"] = capability_json({m.uncore}).front();
+  j["uncore_platform"] = {
+      {"interface", m.uncore_platform.interface},
+      {"rubato_can_move", m.uncore_platform.rubato_can_move},
+      {"can", m.uncore_platform.can},
+      {"cannot", m.uncore_platform.cannot},
+      {"cpu",
+       {{"vendor", m.cpu.vendor}, {"family", m.cpu.family}, {"model", m.cpu.model}, {"hypervisor", m.cpu.hypervisor}}}};
+}
+
 void print_json(const MachineInfo& m) {
   nlohmann::json j;
   j["host"] = m.host;
@@ -76,16 +96,7 @@ void print_json(const MachineInfo& m) {
                                   {"base_hz", d.base_hz},
                                   {"energy_performance_preference", d.epp}});
   j["pstate"] = {{"driver", m.topology.pstate_driver}, {"status", m.topology.pstate_status}};
-  j["uncore_domains"] = nlohmann::json::array();
-  for (const auto& u : m.topology.uncore_domains)
-    j["uncore_domains"].push_back({{"dir", u.dir},
-                                   {"package", u.package},
-                                   {"initial_min_hz", u.initial_min_hz},
-                                   {"initial_max_hz", u.initial_max_hz},
-                                   {"min_hz", u.min_hz},
-                                   {"max_hz", u.max_hz},
-                                   {"current_hz", u.current_hz}});
-  j["uncore_control"] = capability_json({m.uncore}).front();
+  add_uncore_json(m, j);
   j["caches"] = nlohmann::json::array();
   for (const auto& c : m.topology.caches)
     j["caches"].push_back({{"level", c.level}, {"type", c.type}, {"size_bytes", c.size_bytes}, {"cpus", c.cpus}});
@@ -106,6 +117,23 @@ void print_capabilities(const char* title, const std::vector<CapabilityStatus>& 
                 c.usable ? "" : "\n            why: ", c.usable ? "" : c.why_not.c_str());
 }
 
+void print_uncore_domains(const Topology& t) {
+  if (t.uncore_domains.empty()) std::printf("uncore domains: none (no intel_uncore_frequency)\n");
+  else std::printf("uncore domains: %zu\n", t.uncore_domains.size());
+  for (const auto& u : t.uncore_domains)
+    std::printf("  %-18s package %-3d limits %s..%s of %s..%s%s%s\n", u.name.c_str(), u.package,
+                format_frequency(u.min_hz).c_str(), format_frequency(u.max_hz).c_str(),
+                format_frequency(u.initial_min_hz).c_str(), format_frequency(u.initial_max_hz).c_str(),
+                u.current_hz > 0 ? " now " : "", u.current_hz > 0 ? format_frequency(u.current_hz).c_str() : "");
+}
+
+// rubato's own uncore back-end, then what the platform allows beyond it (AMD's data fabric, a missing module).
+void print_uncore_control(const MachineInfo& m) {
+  print_capabilities("uncore frequency", {m.uncore});
+  for (const auto& line : m.uncore_platform.can) std::printf("  can:      %s\n", line.c_str());
+  for (const auto& line : m.uncore_platform.cannot) std::printf("  cannot:   %s\n", line.c_str());
+}
+
 void print_text(const MachineInfo& m) {
   std::printf("host        %s\ncpu         %s\ncpus        %zu online (%s) under %s\n", m.host.c_str(),
               m.cpu_model.empty() ? "(unknown)" : m.cpu_model.c_str(), m.topology.cpus.size(),
@@ -121,13 +149,7 @@ void print_text(const MachineInfo& m) {
                 d.driver.c_str(), range.c_str(), to_string(cpufreq_method_of(d)), d.base_hz > 0 ? " base " : "",
                 d.base_hz > 0 ? format_frequency(d.base_hz).c_str() : "", d.epp.empty() ? "" : " epp ", d.epp.c_str());
   }
-  if (m.topology.uncore_domains.empty()) std::printf("uncore domains: none (no intel_uncore_frequency)\n");
-  else std::printf("uncore domains: %zu\n", m.topology.uncore_domains.size());
-  for (const auto& u : m.topology.uncore_domains)
-    std::printf("  %-18s package %-3d limits %s..%s of %s..%s%s%s\n", u.name.c_str(), u.package,
-                format_frequency(u.min_hz).c_str(), format_frequency(u.max_hz).c_str(),
-                format_frequency(u.initial_min_hz).c_str(), format_frequency(u.initial_max_hz).c_str(),
-                u.current_hz > 0 ? " now " : "", u.current_hz > 0 ? format_frequency(u.current_hz).c_str() : "");
+  print_uncore_domains(m.topology);
   std::printf("caches\n");
   for (const auto& c : m.topology.caches)
     std::printf("  L%d %-12s %8llu KiB  cpus %s\n", c.level, c.type.c_str(),
@@ -136,7 +158,7 @@ void print_text(const MachineInfo& m) {
   print_capabilities("frequency back-ends (RUBATO_BACKEND)", m.frequency_backends);
   std::printf("  -> %s\n", m.chosen_backend_note.c_str());
   print_capabilities("energy", m.energy_meters);
-  print_capabilities("uncore frequency", {m.uncore});
+  print_uncore_control(m);
   std::printf("profile     %s%s%s\nprofiles    ", m.profile.c_str(), m.profile_error.empty() ? "" : "  (cannot load: ",
               m.profile_error.empty() ? "" : (m.profile_error + ")").c_str());
   for (const auto& p : m.profiles) std::printf("%s ", p.c_str());

@@ -1,7 +1,8 @@
 // `rubato model efs`: what [EFS]'s contention model says about a set of
 // threads before running them — predicted bus utilisations (Eq. 10), slowdowns
 // (Eq. 11), throughput (Eq. 12), power (Eq. 13), energy per work (Eq. 14) and
-// the admission threshold for one more thread (Eqs. 10 + 16).
+// the admission threshold for one more thread (Eqs. 10 + 16). `rubato model
+// frequency` (cmd_model_frequency.cpp) shares the option table.
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands/args.hpp"
+#include "commands/cmd_model_frequency.hpp"
 #include "commands/commands.hpp"
 #include "rubato/core/efs/efs_admission.hpp"
 #include "rubato/core/efs/efs_model.hpp"
@@ -20,23 +22,38 @@
 
 namespace rubato::cli {
 
+namespace {
+
+// The options only `rubato model efs` takes (--profile and --json are shared).
+std::vector<OptionSpec> efs_option_specs() {
+  return {
+      {"solo", kWhatToRun, "each thread's bus utilisation when it runs alone ([EFS] Eq. 10's b_i)", "B[,B...]", "",
+       "values in [0, 1) (required)", true},
+      {"identical", kWhatToRun, "N threads, each with the single --solo value", "N", "", "1..1024"},
+      {"power", kWhatToRun, "P0..Pn directly, instead of --profile", "P0,P1,...", "", "watts"},
+      {"candidate", kWhatToRun, "a thread to admit or not ([EFS] Eq. 16)", "B", "", "a value in [0, 1)"},
+      {"max-iterations", kHowToMeasure, "Newton iterations before giving up", "N", "50", "1..10000"},
+  };
+}
+
+}  // namespace
+
 const CommandSpec& model_spec() {
   static const CommandSpec spec{
       "model",
-      "what-if: [EFS]'s contention model for a set of threads (utilisations, throughput, energy, admission)",
-      "efs",
+      "what-if: [EFS]'s contention model for a set of threads (efs), or time and energy over core and uncore "
+      "frequency (frequency)",
+      "efs|frequency",
       "",
-      {
-          {"solo", kWhatToRun, "each thread's bus utilisation when it runs alone ([EFS] Eq. 10's b_i)", "B[,B...]", "",
-           "values in [0, 1) (required)", true},
-          {"identical", kWhatToRun, "N threads, each with the single --solo value", "N", "", "1..1024"},
-          {"profile", kWhatToRun, "machine profile giving P0..Pn (active_cores_power_w)", "NAME", "",
-           "a name from power/profiles or a JSON file"},
-          {"power", kWhatToRun, "P0..Pn directly, instead of --profile", "P0,P1,...", "", "watts"},
-          {"candidate", kWhatToRun, "a thread to admit or not ([EFS] Eq. 16)", "B", "", "a value in [0, 1)"},
-          {"max-iterations", kHowToMeasure, "Newton iterations before giving up", "N", "50", "1..10000"},
-          {"json", kOutputFormat, "the result as JSON", "", "", ""},
-      },
+      with(with(efs_option_specs(),
+                {
+                    {"profile", kWhatToRun,
+                     "machine profile: efs takes P0..Pn (active_cores_power_w) from it; frequency its levels, "
+                     "their power and its memory-bandwidth knee (required there)",
+                     "NAME", "", "a name from power/profiles or a JSON file"},
+                    {"json", kOutputFormat, "the result as JSON", "", "", ""},
+                }),
+           model_frequency_option_specs()),
       "",
   };
   return spec;
@@ -65,11 +82,8 @@ double parse_solo(const std::string& option, const std::string& text) {
   return b;
 }
 
-ModelOptions setup(const std::vector<std::string>& argv) {
-  Args a(argv, model_spec());
-  if (a.positionals().empty()) throw UsageError("which model? (only 'efs' so far: rubato model efs --solo ...)");
-  if (a.positionals().front() != "efs")
-    throw UsageError("unknown model '" + a.positionals().front() + "' (known: efs)");
+ModelOptions setup(const Args& a) {
+  reject_options_of(a, model_frequency_option_specs(), "frequency");
   if (a.positionals().size() > 1) throw UsageError("unexpected argument '" + a.positionals()[1] + "'");
   ModelOptions o;
   o.json = a.flag("json");
@@ -309,7 +323,14 @@ json to_json(const Evaluation& e) {
 }  // namespace
 
 int run_model(const std::vector<std::string>& argv) {
-  const ModelOptions o = setup(argv);
+  const Args a(argv, model_spec());
+  if (a.positionals().empty())
+    throw UsageError(
+        "which model? (efs: rubato model efs --solo ...; frequency: rubato model frequency --profile ...)");
+  if (a.positionals().front() == "frequency") return run_model_frequency(a, efs_option_specs());
+  if (a.positionals().front() != "efs")
+    throw UsageError("unknown model '" + a.positionals().front() + "' (known: efs, frequency)");
+  const ModelOptions o = setup(a);
   std::vector<Evaluation> all;
   for (const auto& set : o.sets) all.push_back(evaluate(set, o));
   if (o.json) {

@@ -180,3 +180,35 @@ TEST_CASE("Power.Model.UncoreAtAPinnedUncoreFrequency") {
   RunActivity a{2.0, {{{{2e9, 1.0}}, 2e9, {}}}, 1.2e9};
   CHECK(m.energy_j(a) == Approx(6 * 2 + 10 * 1 + 4 * 1));
 }
+
+// The memory-bandwidth knee of the core + uncore time model
+// (rubato/core/model/time_model.hpp): optional, with its source.
+TEST_CASE("Power.Profile.MemoryBandwidthKnee") {
+  const MachineProfile haswell = load("haswell-e5-2650v3");
+  REQUIRE(haswell.memory_bandwidth_knee_hz);
+  CHECK(*haswell.memory_bandwidth_knee_hz == Approx(2.195e9));  // benchmarks/cuttlefish/RESULTS.md, the fit
+  CHECK(haswell.sources.at("memory_bandwidth_knee_hz").find("fit.py") != std::string::npos);
+  CHECK(haswell.uncore_power.size() == 3);
+  CHECK_FALSE(load("opteron-6378").memory_bandwidth_knee_hz);  // none given: plain 1/fu scaling
+  const std::string base = R"({"name":"x","cores":1,"cores_per_domain":1,"frequencies_hz":[1e9],
+    "core_power":[{"hz":1e9,"busy_w":1,"idle_w":0.5}],"uncore_w":9,"beta":1,"transition_latency_s":0,
+    "memory_bandwidth_knee_hz":KNEE,
+    "sources":{"cores":"a","cores_per_domain":"a","frequencies_hz":"a","core_power.busy_w":"a",
+               "core_power.idle_w":"a","uncore_w":"a","beta":"a","transition_latency_s":"a"SOURCE}})";
+  const auto profile = [&](const std::string& knee, const std::string& source) {
+    std::string text = base;
+    text.replace(text.find("KNEE"), 4, knee);
+    text.replace(text.find("SOURCE"), 6, source);
+    return text;
+  };
+  std::string error;
+  const auto p = parse_profile(profile("2.2e9", R"(,"memory_bandwidth_knee_hz":"b")"), "k.json", error);
+  INFO(error);
+  REQUIRE(p);
+  CHECK(*p->memory_bandwidth_knee_hz == 2.2e9);
+  CHECK_FALSE(parse_profile(profile("2.2e9", ""), "k.json", error));  // a number without its source
+  CHECK(error.find("memory_bandwidth_knee_hz") != std::string::npos);
+  CHECK_FALSE(parse_profile(profile("-1", R"(,"memory_bandwidth_knee_hz":"b")"), "k.json", error));
+  CHECK(error.find("memory_bandwidth_knee_hz") != std::string::npos);
+  CHECK_FALSE(parse_profile(profile("\"fast\"", R"(,"memory_bandwidth_knee_hz":"b")"), "k.json", error));
+}

@@ -34,9 +34,10 @@ bool UncoreFrequency::usable(std::string& why) {
   return false;
 }
 
-bool UncoreFrequency::pin(double hz, std::string& why) {
-  if (plan_) {
-    why = "the uncore is already pinned";
+bool UncoreFrequency::save(std::string& why) {
+  if (plan_) return true;
+  if (topology_.uncore_domains.empty()) {
+    why = "no intel_uncore_frequency domains";
     return false;
   }
   if (!prepare_state_dir(state_dir_, why)) return false;
@@ -62,21 +63,61 @@ bool UncoreFrequency::pin(double hz, std::string& why) {
     return false;
   plan_ = std::make_unique<CpufreqRestorePlan>(state, state_path_);
   arm_restore(plan_.get());
-  for (const auto& u : topology_.uncore_domains) {
-    const long long lo = std::llround(u.initial_min_hz / 1e3), hi = std::llround(u.initial_max_hz / 1e3);
-    const long long khz = std::clamp(std::llround(hz / 1e3), lo, std::max(lo, hi));
-    const std::string text = std::to_string(khz);
-    // min <= max after each write: raise max first when going up.
-    const long long current_max = read_khz(u.dir + "/max_freq_khz");
-    const bool up = current_max >= 0 && khz > current_max;
-    const std::string first = u.dir + (up ? "/max_freq_khz" : "/min_freq_khz");
-    const std::string second = u.dir + (up ? "/min_freq_khz" : "/max_freq_khz");
-    if (!write_text(first, text) || !write_text(second, text)) {
-      why = u.dir + ": cannot set the uncore limits to " + text + " kHz";
+  return true;
+}
+
+// min <= max after each write: raise max first when going up, lower min
+// first when going down. When the second write fails, the first is undone.
+bool UncoreFrequency::write_limits(const UncoreDomainInfo& u, long long khz, std::string& why) {
+  const std::string min_path = u.dir + "/min_freq_khz", max_path = u.dir + "/max_freq_khz";
+  const long long current_max = read_khz(max_path);
+  const bool up = current_max >= 0 && khz > current_max;
+  const std::string& first = up ? max_path : min_path;
+  const std::string& second = up ? min_path : max_path;
+  std::string before;
+  const bool have_before = read_sysfs_value(first, before);
+  const std::string text = std::to_string(khz);
+  if (!write_text(first, text)) {
+    why = first + ": cannot write " + text + " kHz";
+    return false;
+  }
+  if (write_text(second, text)) return true;
+  if (have_before) write_text(first, before);
+  why = second + ": cannot write " + text + " kHz";
+  return false;
+}
+
+double UncoreFrequency::set_domain(std::size_t i, double hz, std::string& why) {
+  if (i >= topology_.uncore_domains.size()) {
+    why = "no uncore domain " + std::to_string(i) + " (" + std::to_string(topology_.uncore_domains.size()) + " here)";
+    return 0;
+  }
+  if (!save(why)) return 0;
+  if (!plan_->begin_write()) {
+    why = "the uncore limits were already given back";
+    return 0;
+  }
+  const UncoreDomainInfo& u = topology_.uncore_domains[i];
+  const long long lo = std::llround(u.initial_min_hz / 1e3), hi = std::llround(u.initial_max_hz / 1e3);
+  const long long khz = std::clamp(std::llround(hz / 1e3), lo, std::max(lo, hi));
+  const bool written = write_limits(u, khz, why);
+  plan_->end_write();
+  return written ? static_cast<double>(khz) * 1e3 : 0;
+}
+
+bool UncoreFrequency::pin(double hz, std::string& why) {
+  if (pinned_hz_ > 0) {
+    why = "the uncore is already pinned";
+    return false;
+  }
+  if (!save(why)) return false;
+  for (std::size_t i = 0; i < topology_.uncore_domains.size(); ++i) {
+    const double set = set_domain(i, hz, why);
+    if (set == 0) {
       restore();
       return false;
     }
-    if (pinned_hz_ == 0) pinned_hz_ = static_cast<double>(khz) * 1e3;
+    if (pinned_hz_ == 0) pinned_hz_ = set;
   }
   return true;
 }

@@ -24,11 +24,14 @@ void add_capabilities(std::span<const PluginEntry<Maker>> table, const Context& 
 
 }  // namespace
 
-MachineInfo gather_machine_info(const Settings& settings) {
+MachineInfo gather_machine_info(const Settings& settings) { return gather_machine_info(settings, {}); }
+
+MachineInfo gather_machine_info(const Settings& settings, const MachineInfoPaths& paths) {
   MachineInfo m;
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) == 0) m.host = host;
-  m.cpu_model = read_cpu_model();
+  m.cpu = read_cpu_identity(paths.cpuinfo);
+  m.cpu_model = m.cpu.model_name;
   m.topology = read_topology(settings.sysfs_root);
   m.profile_dirs = profile_search_dirs(settings.profile_dir);
   m.profiles = list_profiles(m.profile_dirs);
@@ -47,8 +50,10 @@ MachineInfo gather_machine_info(const Settings& settings) {
 
   add_capabilities(energy_meters(), settings, m.energy_meters);
   m.energy_meters.push_back({"model", "power model of the machine profile", profile.has_value(), m.profile_error});
-  m.uncore = {"uncore", "intel_uncore_frequency min/max_freq_khz (RUBATO_UNCORE)", false, ""};
+  m.uncore = {"uncore", "intel_uncore_frequency min/max_freq_khz (RUBATO_UNCORE; moved at run time by a policy)", false,
+              ""};
   m.uncore.usable = UncoreFrequency(m.topology, m.state_dir).usable(m.uncore.why_not);
+  m.uncore_platform = describe_uncore_platform(m.cpu, m.topology, paths.dev_root);
   return m;
 }
 

@@ -79,6 +79,8 @@ void require_sources(const MachineProfile& p, std::string& error) {
   if (!p.active_cores_power_w.empty()) needed.push_back("active_cores_power_w");
   if (p.memory_accesses_per_s > 0) needed.push_back("memory_accesses_per_s");
   if (!p.uncore_power.empty()) needed.push_back("uncore_power");
+  if (p.uncore_transition_latency_s) needed.push_back("uncore_transition_latency_s");
+  if (p.memory_bandwidth_knee_hz) needed.push_back("memory_bandwidth_knee_hz");
   for (const auto& key : needed) {
     const auto it = p.sources.find(key);
     if (it == p.sources.end() || it->second.empty()) {
@@ -132,6 +134,20 @@ void parse_uncore_power(const json& j, MachineProfile& p, std::string& error) {
     p.uncore_power.push_back(u);
   }
   std::sort(p.uncore_power.begin(), p.uncore_power.end(), [](const auto& a, const auto& b) { return a.hz > b.hz; });
+}
+
+void parse_uncore_transition_latency(const json& j, MachineProfile& p, std::string& error) {
+  if (!j.contains("uncore_transition_latency_s")) return;
+  double latency_s = 0;
+  FieldReader(j, error).number("uncore_transition_latency_s", latency_s, 0, 1, true);
+  if (error.empty()) p.uncore_transition_latency_s = latency_s;
+}
+
+void parse_memory_bandwidth_knee(const json& j, MachineProfile& p, std::string& error) {
+  if (!j.contains("memory_bandwidth_knee_hz")) return;
+  double knee_hz = 0;
+  FieldReader(j, error).number("memory_bandwidth_knee_hz", knee_hz, 1e6, 1e11, true);
+  if (error.empty()) p.memory_bandwidth_knee_hz = knee_hz;
 }
 
 void parse_number_list(const json& j, const char* key, double lo, double hi, std::vector<double>& out,
@@ -199,6 +215,7 @@ std::optional<MachineProfile> parse_profile(const std::string& json_text, const 
   FieldReader r(j, error);
   r.text("name", p.name, true);
   r.text("description", p.description, false);
+  r.text("unreliable", p.unreliable, false);
   r.integer("cores", p.cores, 1, 1 << 20, true);
   r.integer("cores_per_domain", p.cores_per_domain, 1, 1 << 20, true);
   r.number("uncore_w", p.uncore_w, 0, 1e5, true);
@@ -210,6 +227,8 @@ std::optional<MachineProfile> parse_profile(const std::string& json_text, const 
   if (error.empty()) parse_number_list(j, "active_cores_power_w", 0, 1e5, p.active_cores_power_w, error);
   if (error.empty()) parse_core_power(j, p, error);
   if (error.empty()) parse_uncore_power(j, p, error);
+  if (error.empty()) parse_uncore_transition_latency(j, p, error);
+  if (error.empty()) parse_memory_bandwidth_knee(j, p, error);
   if (error.empty()) parse_cpu_model_match(j, p, error);
   if (error.empty()) parse_sources(j, p, error);
   if (error.empty()) require_sources(p, error);
@@ -220,6 +239,16 @@ std::optional<MachineProfile> parse_profile(const std::string& json_text, const 
   std::sort(p.frequencies_hz.begin(), p.frequencies_hz.end(), std::greater<>());
   p.frequencies_hz.erase(std::unique(p.frequencies_hz.begin(), p.frequencies_hz.end()), p.frequencies_hz.end());
   return p;
+}
+
+double uncore_transition_latency_s(const MachineProfile& profile) noexcept {
+  return profile.uncore_transition_latency_s.value_or(kDefaultUncoreTransitionLatencyS);
+}
+
+std::string uncore_transition_latency_source(const MachineProfile& profile) {
+  const auto it = profile.sources.find("uncore_transition_latency_s");
+  if (profile.uncore_transition_latency_s && it != profile.sources.end()) return it->second;
+  return kDefaultUncoreTransitionLatencySource;
 }
 
 std::vector<std::string> profile_search_dirs(const std::string& profile_dir) {

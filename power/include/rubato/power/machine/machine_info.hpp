@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "rubato/core/config/settings.hpp"
+#include "rubato/power/frequency/uncore_platform.hpp"
 #include "rubato/power/machine/topology.hpp"
 
 namespace rubato {
@@ -27,6 +28,8 @@ struct MachineInfo {
   bool real_frequency_control = false;               // ... and whether that changes real frequencies
   std::vector<CapabilityStatus> energy_meters;       // rapl, likwid, model
   CapabilityStatus uncore;                           // RUBATO_UNCORE: intel_uncore_frequency control
+  CpuIdentity cpu;                                   // vendor, family, model of /proc/cpuinfo
+  UncorePlatform uncore_platform;                    // what can and cannot move the uncore here, and why
   std::string profile;                               // what RUBATO_PROFILE selects
   std::string profile_error;                         // when it cannot be loaded
   std::vector<std::string> profiles;                 // available names
@@ -34,6 +37,14 @@ struct MachineInfo {
   std::string state_dir;
 };
 
+// Where gather_machine_info reads what is not under the settings' sysfs root;
+// tests point them at fake files.
+struct MachineInfoPaths {
+  std::string cpuinfo = "/proc/cpuinfo";
+  std::string dev_root = "/dev";
+};
+
 MachineInfo gather_machine_info(const Settings& settings);
+MachineInfo gather_machine_info(const Settings& settings, const MachineInfoPaths& paths);
 
 }  // namespace rubato

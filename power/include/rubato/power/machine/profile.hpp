@@ -41,12 +41,37 @@ struct MachineProfile {
   std::vector<UncorePowerPoint> uncore_power;
   double beta = 1.0;                // default frequency-sensitive fraction of work
   double transition_latency_s = 0;  // one DVFS change
+  // Optional: one uncore frequency change, request to effect (s); the uncore
+  // back-end changes a domain at most once per this interval. Absent: the
+  // default below (uncore_transition_latency_s(profile)).
+  std::optional<double> uncore_transition_latency_s;
+  // Optional: the uncore frequency below which the uncore, not memory, limits
+  // memory bandwidth (BW(fu) = min(BW_max, k fu), knee BW_max / k; the time
+  // model in rubato/core/model/time_model.hpp). Absent: the uncore-sensitive
+  // part of the work scales as 1/fu all the way.
+  std::optional<double> memory_bandwidth_knee_hz;
   // [EFS] Eq. 13, Power(n) = Σ_{k=0..n} P_k: P0 is the system with no core
   // active, P_k (k ≥ 1) what the k-th active core adds. Empty if unknown.
   std::vector<double> active_cores_power_w;
   double memory_accesses_per_s = 0;            // [EFS] Eq. 17, µ; 0 if unknown
   std::map<std::string, std::string> sources;  // field -> where the number comes from
+  // Why the numbers cannot be trusted ("unreliable": a calibration kept points
+  // other processes polluted, `rubato calibrate --allow-noisy`); empty: no known reason.
+  std::string unreliable;
 };
+
+// The uncore transition latency when a profile gives none: 10 ms, the slower
+// of the two published figures — [SKL] (abstract): Skylake-SP's uncore
+// frequency controller reacts within about 10 ms; [Z2] §II-C, quoting [SKL]:
+// uncore frequency changes can occur every 1.5 ms. Conservative: a policy
+// that waits longer between changes loses only reaction time.
+inline constexpr double kDefaultUncoreTransitionLatencyS = 0.010;
+inline constexpr const char* kDefaultUncoreTransitionLatencySource =
+    "default 10 ms: [SKL] abstract (uncore frequency controller reacts within ~10 ms); [Z2] §II-C quoting [SKL] "
+    "(changes every 1.5 ms): the slower figure";
+// The profile's uncore_transition_latency_s, else the default; and where that number comes from.
+double uncore_transition_latency_s(const MachineProfile& profile) noexcept;
+std::string uncore_transition_latency_source(const MachineProfile& profile);
 
 // Directories searched for "<name>.json", in order: $RUBATO_PROFILE_DIR, the
 // installed share/rubato/profiles, the source tree's power/profiles.
