@@ -1,13 +1,17 @@
 // Helpers for the CLI tests: a scratch directory and synthetic reports.
 #pragma once
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <utility>
 
 #include "rubato/core/io/report.hpp"
 #include "temp_dir.hpp"
@@ -25,6 +29,36 @@ class ScratchDir : public TempDir {
 inline void write_file(const std::filesystem::path& p, const std::string& text) {
   std::filesystem::create_directories(p.parent_path());
   std::ofstream(p, std::ios::binary) << text;
+}
+
+// Runs `call()` with stdout captured in a file; returns {its result, stdout}
+// (the `rubato model` tests call the command's entry point in process).
+template <typename Call>
+std::pair<int, std::string> run_with_stdout_captured(Call&& call) {
+  ScratchDir dir;
+  const std::string path = dir.str() + "/out.txt";
+  std::fflush(stdout);
+  const int saved = dup(STDOUT_FILENO);
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  dup2(fd, STDOUT_FILENO);
+  close(fd);
+  const auto put_back = [&] {
+    std::fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+  };
+  int rc = -1;
+  try {
+    rc = call();
+  } catch (...) {
+    put_back();
+    throw;
+  }
+  put_back();
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return {rc, text.str()};
 }
 
 // A report as the OMPT tool would write it after `rubato run` labelled it.

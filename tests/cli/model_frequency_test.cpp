@@ -24,29 +24,7 @@ namespace {
 
 // Runs `rubato model ARGS` with stdout captured; returns {exit code, stdout}.
 std::pair<int, std::string> run_captured(const std::vector<std::string>& args) {
-  rubato::test::ScratchDir dir;
-  const std::string path = dir.str() + "/out.txt";
-  std::fflush(stdout);
-  const int saved = dup(STDOUT_FILENO);
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  dup2(fd, STDOUT_FILENO);
-  close(fd);
-  int rc = -1;
-  try {
-    rc = rubato::cli::run_model(args);
-  } catch (...) {
-    std::fflush(stdout);
-    dup2(saved, STDOUT_FILENO);
-    close(saved);
-    throw;
-  }
-  std::fflush(stdout);
-  dup2(saved, STDOUT_FILENO);
-  close(saved);
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return {rc, text.str()};
+  return rubato::test::run_with_stdout_captured([&] { return rubato::cli::run_model(args); });
 }
 
 const std::vector<std::string> kHpccg = {
