@@ -8,7 +8,10 @@
 // thread that runs its next part may be the one that was stealing its tasks
 // until then: its work then reaches that thread without a steal. The output
 // depends on nothing but the arguments.
+#include <pthread.h>
+
 #include <atomic>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 
@@ -55,23 +58,46 @@ void produce(int blocks, long work) {
   ground_truth::after_task(p);
 }
 
-}  // namespace
+// The region runs on a thread with a large stack: libomp may run the untied
+// producer's next part inside its task creation, nesting one part per created
+// task on whichever thread runs it, and under ASan those frames overflow the
+// main thread's default 8 MiB (the workers take OMP_STACKSIZE, set by the test).
+struct Run {
+  int blocks, threads;
+  long work;
+};
 
-int main(int argc, char** argv) {
-  const int blocks = argc > 1 ? std::atoi(argv[1]) : 24;
-  const int threads = argc > 2 ? std::atoi(argv[2]) : 2;
-  const long work = argc > 3 ? std::atol(argv[3]) : 40000;
-  if (blocks < 1 || threads < 1 || work < 0) {
-    std::fprintf(stderr, "usage: untied_single_producer <blocks> <threads> [work per task]\n");
-    return 2;
-  }
-#pragma omp parallel num_threads(threads)
+void* run_region(void* arg) {
+  const Run& r = *static_cast<const Run*>(arg);
+#pragma omp parallel num_threads(r.threads)
   {
 #pragma omp single nowait
-    produce(blocks, work);
+    produce(r.blocks, r.work);
     // The tasks run in this barrier (an explicit one: see untied_migrate.cpp).
 #pragma omp barrier
   }
+  return nullptr;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Run r{argc > 1 ? std::atoi(argv[1]) : 24, argc > 2 ? std::atoi(argv[2]) : 2,
+              argc > 3 ? std::atol(argv[3]) : 40000};
+  if (r.blocks < 1 || r.threads < 1 || r.work < 0) {
+    std::fprintf(stderr, "usage: untied_single_producer <blocks> <threads> [work per task]\n");
+    return 2;
+  }
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, std::size_t{256} << 20);
+  pthread_t region;
+  if (pthread_create(&region, &attr, run_region, const_cast<Run*>(&r)) != 0) {
+    std::fprintf(stderr, "untied_single_producer: cannot start the region's thread\n");
+    return 1;
+  }
+  pthread_join(region, nullptr);
+  pthread_attr_destroy(&attr);
   std::printf("total %ld\n", total.load());
   ground_truth::write();
   return 0;
