@@ -66,3 +66,70 @@ TEST_CASE("Core.CostGuard.AdmitsTheSlowestLevelThatPays", "[core][guard]") {
   CHECK_FALSE(CostGuard().enabled());
   CHECK(CostGuard().admit(0, 2, 1) == 2);  // no model: the decision as it was
 }
+
+TEST_CASE("Core.CostGuard.WithoutAnUncoreShareItIsTheBetaModelBitForBit", "[core][guard]") {
+  // The time model (rubato/core/model/time_model.hpp) with b_u = 0 and the
+  // uncore at any level gives the β model's stretch 1 + β (f/f' − 1) exactly.
+  CostModel m({12, 4, 3}, 20, 0.3);
+  m.uncore_hz = {3e9, 2e9, 1.2e9};
+  m.uncore_level_w = {20, 15, 10};
+  m.memory_bandwidth_knee_hz = 2.2e9;
+  const CostGuard g(TempoLadder({3e9, 2e9, 1e9}), m);
+  const double hz[] = {3e9, 2e9, 1e9}, busy[] = {12, 4, 3};
+  for (int uncore = -1; uncore < 3; ++uncore)
+    for (Level from = 0; from < 3; ++from)
+      for (Level to = from + 1; to < 3; ++to)
+        for (int active : {1, 4}) {
+          const double uncore_w = uncore < 0 ? 20.0 : m.uncore_level_w[static_cast<std::size_t>(uncore)];
+          const double share = uncore_w / active;
+          const double stretch = 1.0 + 0.3 * (hz[from] / hz[to] - 1.0);
+          const double expected = (busy[to] + share) * stretch / (busy[from] + share);
+          GuardContext c;
+          c.active = active;
+          c.uncore_level = uncore;
+          CHECK(g.energy_ratio(from, to, c) == expected);  // exactly, not Approx
+        }
+}
+
+TEST_CASE("Core.CostGuard.TheUncoreLevelChangesTheVerdict", "[core][guard]") {
+  // 2 GHz 10 W -> 1 GHz 3 W; uncore 3 GHz 30 W or 1.5 GHz 20 W, no knee
+  // (g = 3 / 1.5 = 2 at 1.5 GHz); b_c 0.5, b_u 0.4; 2 active workers.
+  CostModel m({10, 3}, 30, 0.5);
+  m.uncore_sensitivity = 0.4;
+  m.uncore_hz = {3e9, 1.5e9};
+  m.uncore_level_w = {30, 20};
+  const CostGuard g(TempoLadder({2e9, 1e9}), m);
+  GuardContext fast_uncore;
+  fast_uncore.active = 2;
+  fast_uncore.uncore_level = 0;
+  // Uncore 3 GHz: T(f) = 1, T(f') = 1 + 0.5 (2 - 1) = 1.5; (3 + 15) x 1.5 / (10 + 15) = 1.08: costs.
+  CHECK(g.energy_ratio(0, 1, fast_uncore) == Approx(18.0 * 1.5 / 25.0));
+  CHECK(g.admit(0, 1, fast_uncore) == 0);
+  // Uncore 1.5 GHz: T(f) = 1 + 0.4 = 1.4, T(f') = 1.9; (3 + 10) x 1.9 / 1.4 / 20 = 0.882: pays
+  // (more of the time is the uncore's, which the core does not stretch).
+  GuardContext slow_uncore = fast_uncore;
+  slow_uncore.uncore_level = 1;
+  CHECK(g.energy_ratio(0, 1, slow_uncore) == Approx(13.0 * (1.9 / 1.4) / 20.0));
+  CHECK(g.admit(0, 1, slow_uncore) == 1);
+  // The work's sensitivities as measured now stand for the model's: all core-bound, it costs again.
+  slow_uncore.work = WorkSensitivity{1.0, 0.0};
+  CHECK(g.energy_ratio(0, 1, slow_uncore) == Approx(13.0 * 2.0 / 20.0));
+  CHECK_THROWS_AS(CostGuard(TempoLadder({2e9, 1e9}),
+                            [] {
+                              CostModel bad({10, 3}, 30, 0.5);
+                              bad.uncore_hz = {3e9};
+                              return bad;
+                            }()),
+                  std::invalid_argument);
+}
+
+TEST_CASE("Core.CostGuard.RefusesASlowingOnTheCriticalPath", "[core][guard]") {
+  // 10 W -> 4 W, no uncore, beta 1: 4 x 2 / 10 = 0.8, a saving ... unless the program waits for this worker.
+  const CostGuard g = guard({2e9, 1e9}, {10, 4}, 0, 1.0);
+  GuardContext c;
+  c.active = 2;
+  CHECK(g.admit(0, 1, c) == 1);
+  c.critical = true;
+  CHECK(g.admit(0, 1, c) == 0);
+  CHECK(g.admit(1, 0, c) == 0);  // a raise still passes
+}

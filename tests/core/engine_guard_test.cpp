@@ -80,8 +80,23 @@ TEST_CASE("Engine.Guard.PolicyNames", "[core][guard][policy]") {
   CHECK(eco->tempo == TempoPolicy::hermes);
   CHECK(eco->guarded);
   CHECK(eco->slack);
+  CHECK(eco->min_energy);
   CHECK(eco->name() == "eco");
-  CHECK(parse_policy("hermes+guarded+slack", error)->name() == "eco");
+  CHECK(parse_policy("hermes+guarded+slack+min-energy", error)->name() == "eco");
+  CHECK(parse_policy("min-energy+slack+guarded+hermes", error)->name() == "eco");
+  CHECK(parse_policy("hermes+guarded+slack", error)->name() == "hermes+guarded+slack");
+  const auto min_energy = parse_policy("min-energy", error);
+  REQUIRE(min_energy);
+  CHECK(min_energy->tempo == TempoPolicy::baseline);
+  CHECK(min_energy->min_energy);
+  CHECK(min_energy->name() == "min-energy");
+  CHECK(min_energy->changes_tempo());
+  CHECK(parse_policy("hermes+min-energy", error)->name() == "hermes+min-energy");
+  CHECK(parse_policy("slack+min-energy+efs", error)->name() == "slack+min-energy+efs");
+  CHECK(parse_policy(parse_policy("fixed:1.9GHz+min-energy", error)->name(), error)->name() ==
+        "fixed:1.9GHz+min-energy");
+  CHECK_FALSE(parse_policy("min_energy", error));
+  CHECK(error.find("min_energy") != std::string::npos);
   const auto slack = parse_policy("slack", error);
   REQUIRE(slack);
   CHECK(slack->tempo == TempoPolicy::baseline);

@@ -130,8 +130,8 @@ TEST_CASE("Power.Model.EnergyOfARun") {
   CHECK(m.energy_j(a) == Approx(5 * 2 + 10 * 1 + 4 * 0.5 + 4 * 0.5));
   // Slower busy time costs less power per second but lasts longer: with the
   // emulator's stretch (2x at half speed) the model sees both effects.
-  RunActivity fast{1.0, {{{{2e9, 1.0}}, 2e9, {}}}};
-  RunActivity slow{2.0, {{{{1e9, 2.0}}, 2e9, {}}}};
+  RunActivity fast{1.0, {{{{2e9, 1.0}}, 2e9, {}}}, 0, {}};
+  RunActivity slow{2.0, {{{{1e9, 2.0}}, 2e9, {}}}, 0, {}};
   CHECK(m.energy_j(fast) == Approx(5 + 10));
   CHECK(m.energy_j(slow) == Approx(10 + 8));
 }
@@ -177,7 +177,7 @@ TEST_CASE("Power.Model.UncoreAtAPinnedUncoreFrequency") {
   CHECK(m.uncore_w(1.5e9) == Approx(7.5));
   CHECK(m.uncore_w(3e9) == Approx(12));  // clamped at the ends
   CHECK(m.uncore_w(0.8e9) == Approx(6));
-  RunActivity a{2.0, {{{{2e9, 1.0}}, 2e9, {}}}, 1.2e9};
+  RunActivity a{2.0, {{{{2e9, 1.0}}, 2e9, {}}}, 1.2e9, {}};
   CHECK(m.energy_j(a) == Approx(6 * 2 + 10 * 1 + 4 * 1));
 }
 

@@ -35,7 +35,8 @@ std::string describe(const Settings& s) {
   list(s.threshold_values);
   o << s.profile_window << ';' << s.profile_interval_s << ';' << s.binding << ';' << s.profile << ';' << s.profile_dir
     << ';' << s.report << ';' << s.trace << ';' << s.log << ';' << s.sysfs_root << ';' << s.state_dir << ';'
-    << s.min_dwell_s << ';' << s.beta << ';' << s.max_workers << ';' << s.counters << ';' << s.control_interval_s;
+    << s.min_dwell_s << ';' << s.beta << ';' << s.max_workers << ';' << s.counters << ';' << s.control_interval_s << ';'
+    << s.core_sensitivity << ';' << s.uncore_sensitivity << ';' << s.max_time_loss;
   return o.str();
 }
 
@@ -82,7 +83,9 @@ bool accepted(std::string_view env, const std::string& v) {
   if (env == "RUBATO_REPORT" || env == "RUBATO_TRACE") return v.size() < 4096;  // "" = none
   if (env == "RUBATO_ENABLE") return v == "0";
   if (env == "RUBATO_THRESHOLD_VALUES") return one_of(v, {"0", "1e9", "100000000"});
-  if (env == "RUBATO_MIN_DWELL" || env == "RUBATO_BETA") return v == "0";
+  if (one_of(std::string(env), {"RUBATO_MIN_DWELL", "RUBATO_BETA", "RUBATO_CORE_SENSITIVITY",
+                                "RUBATO_UNCORE_SENSITIVITY", "RUBATO_MAX_TIME_LOSS"}))
+    return v == "0";
   if (env == "RUBATO_UNCORE") return trimmed(v).empty();       // empty: left alone, the default
   if (env == "RUBATO_SLACK_DWELL") return trimmed(v).empty();  // empty: auto, the default
   return false;
@@ -149,7 +152,9 @@ namespace {
 std::vector<Value> classes_for(std::string_view env) {
   std::string out_of_range = "0";
   if (env == "RUBATO_ENABLE") out_of_range = "2";
-  else if (env == "RUBATO_BETA") out_of_range = "1.5";
+  else if (env == "RUBATO_BETA" || env == "RUBATO_CORE_SENSITIVITY" || env == "RUBATO_UNCORE_SENSITIVITY")
+    out_of_range = "1.5";
+  else if (env == "RUBATO_MAX_TIME_LOSS") out_of_range = "150%";
   else if (env == "RUBATO_MIN_DWELL" || env == "RUBATO_SLACK_DWELL") out_of_range = "11s";
   else if (env == "RUBATO_THRESHOLD_VALUES") out_of_range = "1e10";
   else if (env == "RUBATO_FREQS" || env == "RUBATO_UNCORE") out_of_range = "200GHz";

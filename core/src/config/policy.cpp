@@ -21,15 +21,16 @@ std::string PolicySpec::name() const {
     if (!out.empty()) out += '+';
     out += part;
   };
-  const bool eco = tempo == TempoPolicy::hermes && guarded && slack;
+  const bool eco = tempo == TempoPolicy::hermes && guarded && slack && min_energy;
   if (eco) {
     out = "eco";
   } else {
-    const bool tempo_named = tempo != TempoPolicy::baseline || (!efs && !affinity && !slack && !guarded);
+    const bool tempo_named = tempo != TempoPolicy::baseline || (!efs && !affinity && !slack && !guarded && !min_energy);
     if (tempo_named)
       out = tempo == TempoPolicy::fixed ? "fixed:" + format_frequency(fixed_hz) : std::string(to_string(tempo));
     if (guarded) add("guarded");
     if (slack) add("slack");
+    if (min_energy) add("min-energy");
   }
   if (efs) add("efs");
   if (affinity) add("affinity");
@@ -69,9 +70,10 @@ std::optional<PolicySpec> parse_policy(std::string_view text, std::string& error
       if (!parse_frequency(part.substr(6), spec.fixed_hz, error)) return std::nullopt;
     } else if (part == "eco") {
       if (!set_tempo(TempoPolicy::hermes)) return std::nullopt;
-      spec.guarded = spec.slack = true;
+      spec.guarded = spec.slack = spec.min_energy = true;
     } else if (part == "slack") spec.slack = true;
     else if (part == "guarded") spec.guarded = true;
+    else if (part == "min-energy") spec.min_energy = true;
     else if (part == "efs") spec.efs = true;
     else if (part == "affinity") spec.affinity = true;
     else {

@@ -29,6 +29,25 @@ void apply_one(const ConfigKey& key, std::string_view name, std::string_view val
   diag.add(std::move(line));
 }
 
+// RUBATO_CORE_SENSITIVITY is RUBATO_BETA's newer name; the two shares of the
+// work's time may not sum above 1 (rubato/core/model/work_sensitivity.hpp).
+void reconcile_sensitivities(Settings& out, Diagnostics& diag) {
+  if (out.core_sensitivity >= 0) {
+    if (out.beta >= 0 && out.beta != out.core_sensitivity)
+      diag.add("rubato: RUBATO_CORE_SENSITIVITY=" + std::to_string(out.core_sensitivity) +
+               " and RUBATO_BETA=" + std::to_string(out.beta) +
+               " disagree (RUBATO_BETA is the older name of the same share); using RUBATO_CORE_SENSITIVITY");
+    out.beta = out.core_sensitivity;
+  }
+  if (out.beta >= 0 && out.uncore_sensitivity >= 0 && out.beta + out.uncore_sensitivity > 1 + 1e-9) {
+    diag.add("rubato: RUBATO_CORE_SENSITIVITY (or RUBATO_BETA) " + std::to_string(out.beta) +
+             " plus RUBATO_UNCORE_SENSITIVITY " + std::to_string(out.uncore_sensitivity) +
+             " is above 1; accepted: two shares of the work's time that sum to at most 1; using the default for "
+             "RUBATO_UNCORE_SENSITIVITY (from counters or the profile)");
+    out.uncore_sensitivity = -1;
+  }
+}
+
 }  // namespace
 
 void apply_config_text(std::string_view text, std::string_view origin, Settings& out, Diagnostics& diag) {
@@ -84,6 +103,7 @@ Settings load_settings(const Environment& env, Diagnostics& diag) {
       diag.add("rubato: unknown variable " + shown(name) + " ignored (rubato config lists the variables)");
     }
   }
+  reconcile_sensitivities(out, diag);
   return out;
 }
 

@@ -286,6 +286,7 @@ constexpr Field<WorkerReport> kWorkerFields[] = {
     value<&WorkerReport::slowed_wakeups>("slowed_wakeups"),
     value<&WorkerReport::raise_delay_s>("raise_delay_s"),
     value<&WorkerReport::guard_holds>("guard_holds"),
+    value<&WorkerReport::critical_raises>("critical_raises"),
 };
 
 constexpr Field<DomainReport> kDomainFields[] = {
@@ -308,6 +309,25 @@ constexpr Field<MigrationEvent> kMigrationFields[] = {
     value<&MigrationEvent::t_s>("t_s"),           value<&MigrationEvent::worker>("worker"),
     value<&MigrationEvent::from_cpu>("from_cpu"), value<&MigrationEvent::to_cpu>("to_cpu"),
     value<&MigrationEvent::reason>("reason"),
+};
+
+constexpr Field<FrequencyPairEvent> kFrequencyPairFields[] = {
+    value<&FrequencyPairEvent::t_s>("t_s"),
+    value<&FrequencyPairEvent::core_sensitivity>("core_sensitivity"),
+    value<&FrequencyPairEvent::uncore_sensitivity>("uncore_sensitivity"),
+    value<&FrequencyPairEvent::core_sensitivity_source>("core_sensitivity_source"),
+    value<&FrequencyPairEvent::uncore_sensitivity_source>("uncore_sensitivity_source"),
+    value<&FrequencyPairEvent::transaction_rate_per_s>("transaction_rate_per_s"),
+    value<&FrequencyPairEvent::working>("working"),
+    value<&FrequencyPairEvent::waiting>("waiting"),
+    value<&FrequencyPairEvent::core_level>("core_level"),
+    value<&FrequencyPairEvent::core_hz>("core_hz"),
+    value<&FrequencyPairEvent::uncore_level>("uncore_level"),
+    value<&FrequencyPairEvent::uncore_hz>("uncore_hz"),
+    value<&FrequencyPairEvent::time_factor>("time_factor"),
+    value<&FrequencyPairEvent::energy_ratio>("energy_ratio"),
+    value<&FrequencyPairEvent::model>("model"),
+    value<&FrequencyPairEvent::reason>("reason"),
 };
 
 // "tool": {"name": "rubato", "version": ...}; the name is written, not read.
@@ -354,6 +374,7 @@ constexpr Field<Report> kReportFields[] = {
     list<&Report::domains, kDomainFields>("domains"),
     list<&Report::throttle_events, kThrottleFields>("throttle_events"),
     list<&Report::migrations, kMigrationFields>("migrations"),
+    list<&Report::frequency_pairs, kFrequencyPairFields>("frequency_pairs"),
     value<&Report::dropped_events>("dropped_events"),
     value<&Report::tool_errors>("tool_errors"),
     value<&Report::notes>("notes"),
@@ -407,6 +428,7 @@ void fill_from_engine(Report& r, const Engine& engine) {
     w.slowed_wakeups = s.slowed_wakeups;
     w.raise_delay_s = static_cast<double>(s.raise_delay_ns) * 1e-9;
     w.guard_holds = s.guard_holds;
+    w.critical_raises = s.critical_raises;
     r.workers.push_back(std::move(w));
   }
   r.domains.clear();

@@ -18,15 +18,18 @@ constexpr DomainId kMaxDomainId = 1u << 16;
 }  // namespace
 
 // baseline and fixed run at one frequency; with slack they also need the
-// ladder's slowest, where waiting workers go.
+// ladder's slowest, where waiting workers go. min-energy chooses the working
+// workers' level among the whole ladder (baseline) or down to its slowest (fixed).
 TempoLadder Engine::ladder_for(const EngineOptions& o) {
   const double slowest = o.ladder.frequencies_hz().back();
+  const bool slowest_too = o.policy.slack || o.policy.min_energy;
   switch (o.policy.tempo) {
     case TempoPolicy::baseline:
+      if (o.policy.min_energy) return o.ladder;
       return o.policy.slack ? TempoLadder({o.ladder.max_hz(), slowest}) : TempoLadder({o.ladder.max_hz()});
     case TempoPolicy::fixed:
-      return o.policy.slack && slowest < o.policy.fixed_hz ? TempoLadder({o.policy.fixed_hz, slowest})
-                                                           : TempoLadder({o.policy.fixed_hz});
+      return slowest_too && slowest < o.policy.fixed_hz ? TempoLadder({o.policy.fixed_hz, slowest})
+                                                        : TempoLadder({o.policy.fixed_hz});
     default: return o.ladder;
   }
 }
@@ -51,6 +54,7 @@ Engine::Engine(EngineOptions options, const Clock& clock, TempoActuator& actuato
       throw std::invalid_argument("engine: the cost guard needs the busy power of each of the " +
                                   std::to_string(ladder_.levels()) + " ladder levels");
     guard_ = CostGuard(ladder_, options_.cost);
+    uncore_level_.store(options_.cost.initial_uncore_level, std::memory_order_relaxed);
   }
   if (options_.policy.slack && options_.slack_dwell_ns == 0)
     throw std::invalid_argument("engine: the slack dwell must be positive");
@@ -302,22 +306,46 @@ void Engine::lower(WorkerId w) noexcept {
 
 // guarded: a slowing decision of the tempo policy for a working worker, as
 // the cost guard lets it through. The uncore share is over the
-// workers active at the last sweep (every worker seen, before the first).
+// workers active at the last sweep (every worker seen, before the first),
+// the uncore at its level now, the work's sensitivities as last measured.
 Level Engine::guarded_target(WorkerId, Slot& s, Level from, Level to) noexcept {
   if (!guard_.enabled() || to <= from) return to;
   const int swept = active_workers_.load(std::memory_order_relaxed);
-  const int active = swept > 0 ? swept : seen_workers_.load(std::memory_order_relaxed);
-  const Level admitted = guard_.admit(from, to, active);
+  GuardContext context;
+  context.active = swept > 0 ? swept : seen_workers_.load(std::memory_order_relaxed);
+  context.uncore_level = uncore_level_.load(std::memory_order_relaxed);
+  context.work = work_sensitivity();
+  context.critical = on_critical_path(s);
+  const Level admitted = guard_.admit(from, to, context);
   // Not only the owner's counter: a thief's steal can hold its victim's slowing.
   if (admitted != to) s.guard_holds.fetch_add(1, std::memory_order_relaxed);
   return admitted;
 }
 
+// guarded: the program waits for this worker when, at the last sweep, some
+// other worker waited and either no other worker ran, or no other held
+// queued tasks while this one holds some (the only work left to run). The
+// sweep is at most a dwell (10 ms for the guard alone) old. No sweep yet:
+// nobody waits.
+bool Engine::on_critical_path(const Slot& s) const noexcept {
+  const std::uint8_t self = s.swept.load(std::memory_order_relaxed);
+  const int waiting_others =
+      waiting_workers_.load(std::memory_order_relaxed) - ((self & engine_detail::kSweptWorking) ? 0 : 1);
+  if (waiting_others <= 0 || !s.seen.load(std::memory_order_relaxed)) return false;
+  const int working_others =
+      active_workers_.load(std::memory_order_relaxed) - ((self & engine_detail::kSweptWorking) ? 1 : 0);
+  if (working_others <= 0) return true;
+  const int queued_others =
+      queued_workers_.load(std::memory_order_relaxed) - ((self & engine_detail::kSweptQueued) ? 1 : 0);
+  return queued_others <= 0 && depth_of(s) > 0;
+}
+
 // slack: a lowered waiting worker runs at the slowest level whatever its
-// tempo policy asked for; otherwise it runs at that policy's level.
+// tempo policy asked for; otherwise it runs at that policy's level, or
+// min-energy's ceiling where that is slower.
 Level Engine::effective_level(const Slot& s) const noexcept {
   if (s.wait_word.load(std::memory_order_relaxed) & kSlowedBit) return ladder_.slowest();
-  return s.level.load(std::memory_order_relaxed);
+  return std::max(s.level.load(std::memory_order_relaxed), s.ceiling.load(std::memory_order_relaxed));
 }
 
 // The owner's wait ends (work, or serial code): its time is counted and, if
@@ -341,16 +369,24 @@ void Engine::end_wait(Slot& s, std::uint64_t now) noexcept {
 
 std::uint64_t Engine::slack_sweep(std::uint64_t now) noexcept {
   std::uint64_t next = kNever;
-  int active = 0;
+  int active = 0, waiting = 0, queued = 0;
+  std::size_t runner = 0;  // the last working worker seen
   const std::size_t end = std::min<std::size_t>(max_workers_, seen_end_.load(std::memory_order_acquire));
   for (std::size_t i = 0; i < end; ++i) {
     Slot& s = slots_[i];
     if (!s.seen.load(std::memory_order_relaxed)) continue;
     std::uint64_t word = s.wait_word.load(std::memory_order_acquire);
+    const bool holds_tasks = depth_of(s) > 0;
+    queued += holds_tasks ? 1 : 0;
+    const auto seen_as = static_cast<std::uint8_t>((word == kNotWaiting ? engine_detail::kSweptWorking : 0) |
+                                                   (holds_tasks ? engine_detail::kSweptQueued : 0));
+    if (s.swept.load(std::memory_order_relaxed) != seen_as) s.swept.store(seen_as, std::memory_order_relaxed);
     if (word == kNotWaiting) {
       ++active;
+      runner = i;
       continue;
     }
+    ++waiting;
     if (!options_.policy.slack || (word & kSlowedBit)) continue;
     const std::uint64_t due = word + options_.slack_dwell_ns;
     if (now < due) {
@@ -366,16 +402,34 @@ std::uint64_t Engine::slack_sweep(std::uint64_t now) noexcept {
     }
   }
   active_workers_.store(std::max(active, 1), std::memory_order_relaxed);
+  waiting_workers_.store(waiting, std::memory_order_relaxed);
+  queued_workers_.store(queued, std::memory_order_relaxed);
+  raise_critical_runner(runner, active, waiting);
   return next;
+}
+
+// guarded: a working worker that its tempo policy slowed, and that every
+// other worker now waits for, runs on the program's critical path: its
+// slowing saves nothing any more (cost_guard.hpp), so it is raised to the
+// fastest level (under min-energy's ceiling). The relay of [HERMES] §3.1
+// would raise it only when its predecessor goes idle.
+void Engine::raise_critical_runner(std::size_t runner, int active, int waiting) noexcept {
+  if (!guard_.enabled() || active != 1 || waiting == 0) return;
+  Slot& s = slots_[runner];
+  if (s.level.load(std::memory_order_relaxed) == ladder_.fastest()) return;
+  s.critical_raises.fetch_add(1, std::memory_order_relaxed);
+  set_level(static_cast<WorkerId>(runner), ladder_.fastest());
 }
 
 // A domain runs at the fastest level any of its workers requests.
 void Engine::publish_domain(DomainId d, std::uint64_t lands_after_ns) noexcept {
   Domain& dom = *domains_[d];
   const bool first = !dom.published.exchange(true, std::memory_order_relaxed);
-  // slack publishes from the sweeper and the owner at once: one domain's
-  // publishes are then serialised, so the last one sees both threads' changes.
-  if (dom.workers.size() == 1 && !options_.policy.slack) {
+  // slack, the guard's sweep and min-energy's ceiling publish from another
+  // thread than the owner's: one domain's publishes are then serialised, so
+  // the last one sees both threads' changes.
+  const PolicySpec& p = options_.policy;
+  if (dom.workers.size() == 1 && !p.slack && !p.guarded && !p.min_energy) {
     const Level lv = slot(dom.workers.front()).level.load(std::memory_order_relaxed);
     const Level old = dom.level.exchange(lv, std::memory_order_relaxed);
     if (old == lv && !first) return;
@@ -413,6 +467,60 @@ void Engine::publish_domain(DomainId d, std::uint64_t lands_after_ns) noexcept {
 void Engine::note_change(Domain& dom, Level before, std::uint64_t when) noexcept {
   dom.level_before.store(before, std::memory_order_relaxed);
   dom.changed_ns.store(when, std::memory_order_release);
+}
+
+// ---- min-energy -----------------------------------------------------------------
+
+void Engine::set_core_ceiling(Level ceiling) noexcept {
+  const Level c = std::clamp(ceiling, ladder_.fastest(), ladder_.slowest());
+  bool changed = false;
+  for (std::size_t w = 0; w < max_workers_; ++w)
+    changed = slots_[w].ceiling.exchange(c, std::memory_order_relaxed) != c || changed;
+  if (!changed) return;
+  for (std::size_t d = 0; d < domains_.size(); ++d)
+    for (WorkerId m : domains_[d]->workers)
+      if (slot(m).seen.load(std::memory_order_relaxed)) {
+        publish_domain(static_cast<DomainId>(d));
+        break;
+      }
+}
+
+Level Engine::core_ceiling(WorkerId w) const noexcept {
+  return valid(w) ? slot(w).ceiling.load(std::memory_order_relaxed) : 0;
+}
+
+void Engine::set_work_sensitivity(WorkSensitivity sensitivity) noexcept {
+  const std::uint32_t seq = sensitivity_seq_.load(std::memory_order_relaxed);
+  sensitivity_seq_.store(seq + 1, std::memory_order_relaxed);  // odd: a write is under way
+  std::atomic_thread_fence(std::memory_order_release);
+  core_sensitivity_.store(sensitivity.core, std::memory_order_relaxed);
+  uncore_sensitivity_.store(sensitivity.uncore, std::memory_order_relaxed);
+  sensitivity_seq_.store(seq + 2, std::memory_order_release);
+}
+
+std::optional<WorkSensitivity> Engine::work_sensitivity() const noexcept {
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    const std::uint32_t before = sensitivity_seq_.load(std::memory_order_acquire);
+    if (before == 0) return std::nullopt;  // never set: the cost model's
+    if (before & 1u) continue;
+    const WorkSensitivity s{core_sensitivity_.load(std::memory_order_relaxed),
+                            uncore_sensitivity_.load(std::memory_order_relaxed)};
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (sensitivity_seq_.load(std::memory_order_relaxed) == before) return s;
+  }
+  return std::nullopt;  // a writer kept it busy: the cost model's, this once
+}
+
+WorkerActivity Engine::activity() const noexcept {
+  WorkerActivity a;
+  const std::size_t end = std::min<std::size_t>(max_workers_, seen_end_.load(std::memory_order_acquire));
+  for (std::size_t i = 0; i < end; ++i) {
+    const Slot& s = slots_[i];
+    if (!s.seen.load(std::memory_order_relaxed)) continue;
+    if (s.wait_word.load(std::memory_order_relaxed) == kNotWaiting) ++a.working;
+    else ++a.waiting;
+  }
+  return a;
 }
 
 // ---- state ---------------------------------------------------------------------
@@ -460,6 +568,7 @@ std::vector<WorkerStats> Engine::worker_stats() const {
     st.slowed_wakeups = get(s.slowed_wakeups);
     st.raise_delay_ns = get(s.raise_delay_ns);
     st.guard_holds = get(s.guard_holds);
+    st.critical_raises = get(s.critical_raises);
     // A wait still under way counts up to now.
     const std::uint64_t word = s.wait_word.load(std::memory_order_acquire);
     if (word != kNotWaiting) {

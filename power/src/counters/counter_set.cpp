@@ -1,6 +1,7 @@
 // The counter-source table, make_counter_source and CounterSet:
 // RUBATO_COUNTERS names the sources; each metric is taken from the first that
 // has it here.
+#include <algorithm>
 #include <array>
 
 #include "counters/counter_source_makers.hpp"
@@ -57,7 +58,9 @@ CounterSet::CounterSet(std::string_view setting, const CounterSourceOptions& opt
   CounterSourceOptions opts = options;
   if (setting == "auto") {
     for (const auto& entry : counter_sources())
-      if (entry.in_auto) names.emplace_back(entry.name);
+      if (entry.in_auto && std::find(options.auto_leaves_out.begin(), options.auto_leaves_out.end(), entry.name) ==
+                               options.auto_leaves_out.end())
+        names.emplace_back(entry.name);
   } else if (setting.substr(0, 7) == "replay:") {
     names = {"replay"};
     opts.replay_path = std::string(setting.substr(7));

@@ -42,9 +42,20 @@ double PowerModel::uncore_w(double hz) const noexcept {
   return interpolate(profile_.uncore_power, hz, [](const UncorePowerPoint& p) { return p.w; });
 }
 
+double PowerModel::uncore_energy_j(const RunActivity& a) const noexcept {
+  const double wall = std::max(0.0, a.wall_s);
+  double left = wall, joules = 0;
+  for (const auto& [hz, seconds] : a.uncore_s_at_hz) {
+    const double at_hz = std::clamp(seconds, 0.0, left);
+    joules += uncore_w(hz > 0 ? hz : a.uncore_hz) * at_hz;
+    left -= at_hz;
+  }
+  return joules + uncore_w(a.uncore_hz) * left;
+}
+
 double PowerModel::energy_j(const RunActivity& a) const noexcept {
   const double wall = std::max(0.0, a.wall_s);
-  double joules = uncore_w(a.uncore_hz) * wall;
+  double joules = uncore_energy_j(a);
   for (const CoreActivity& core : a.cores) {
     double busy_total = 0;
     for (const auto& [hz, seconds] : core.busy_s_at_hz) {

@@ -81,6 +81,7 @@ void require_sources(const MachineProfile& p, std::string& error) {
   if (!p.uncore_power.empty()) needed.push_back("uncore_power");
   if (p.uncore_transition_latency_s) needed.push_back("uncore_transition_latency_s");
   if (p.memory_bandwidth_knee_hz) needed.push_back("memory_bandwidth_knee_hz");
+  if (p.memory_transaction_rate_saturated_per_s) needed.push_back("memory_transaction_rate_saturated_per_s");
   for (const auto& key : needed) {
     const auto it = p.sources.find(key);
     if (it == p.sources.end() || it->second.empty()) {
@@ -148,6 +149,13 @@ void parse_memory_bandwidth_knee(const json& j, MachineProfile& p, std::string& 
   double knee_hz = 0;
   FieldReader(j, error).number("memory_bandwidth_knee_hz", knee_hz, 1e6, 1e11, true);
   if (error.empty()) p.memory_bandwidth_knee_hz = knee_hz;
+}
+
+void parse_saturated_transaction_rate(const json& j, MachineProfile& p, std::string& error) {
+  if (!j.contains("memory_transaction_rate_saturated_per_s")) return;
+  double rate = 0;
+  FieldReader(j, error).number("memory_transaction_rate_saturated_per_s", rate, 1, 1e15, true);
+  if (error.empty()) p.memory_transaction_rate_saturated_per_s = rate;
 }
 
 void parse_number_list(const json& j, const char* key, double lo, double hi, std::vector<double>& out,
@@ -229,6 +237,7 @@ std::optional<MachineProfile> parse_profile(const std::string& json_text, const 
   if (error.empty()) parse_uncore_power(j, p, error);
   if (error.empty()) parse_uncore_transition_latency(j, p, error);
   if (error.empty()) parse_memory_bandwidth_knee(j, p, error);
+  if (error.empty()) parse_saturated_transaction_rate(j, p, error);
   if (error.empty()) parse_cpu_model_match(j, p, error);
   if (error.empty()) parse_sources(j, p, error);
   if (error.empty()) require_sources(p, error);

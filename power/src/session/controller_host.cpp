@@ -12,6 +12,7 @@
 #include "rubato/power/os/periodic_thread.hpp"
 #include "rubato/power/energy/power_model.hpp"
 #include "rubato/power/os/thread_affinity.hpp"
+#include "session/min_energy_runner.hpp"
 
 namespace rubato {
 namespace {
@@ -71,9 +72,11 @@ struct ControllerHost::Impl {
   SteadyClock steady;
   const Clock& clock;
   std::unique_ptr<CounterSet> counters;
+  std::optional<CounterSourceOptions> deferred_counters;  // made at the first tick (min-energy alone)
   std::optional<efs::EfsController> efs;
   std::optional<affinity::AffinityController> affinity;
   std::string affinity_mode;
+  std::unique_ptr<MinEnergyRunner> min_energy;
   ThreadAffinityKeeper keeper;
   PeriodicThread thread;
   std::atomic<bool> stopped{false};
@@ -109,10 +112,23 @@ struct ControllerHost::Impl {
   void set_parked(std::uint64_t id, bool park, double now_s, std::string reason);
   void step_efs(const counters::CounterSample& sample, double now_s);
   void step_affinity(const counters::CounterSample& sample, double now_s);
+  void step_controllers(double now_s);  // an interval after the first
+  void make_deferred_counters() {
+    const CounterSourceOptions wanted = std::move(*deferred_counters);
+    deferred_counters.reset();
+    counters = std::make_unique<CounterSet>(setup.counters, wanted);
+    for (const auto& [id, target] : live) counters->track(target);
+  }
+  // After an error: working workers run as their tempo policy says again.
+  void stop_min_energy() noexcept {
+    if (min_energy && setup.engine) setup.engine->set_core_ceiling(0);
+    min_energy.reset();
+  }
   void end_decisions(double now_s, const std::string& why);
   // Make each controller when it can work here; else why not.
   std::string make_efs(const counters::MetricAvailability& avail);
   std::string make_affinity(const counters::MetricAvailability& avail);
+  std::string make_min_energy();
 };
 
 ControllerSetup controller_setup_for(const Settings& settings, const std::optional<MachineProfile>& profile,
@@ -139,6 +155,15 @@ CounterSourceOptions counters_wanted(const PolicySpec& policy) {
   if (policy.affinity)
     options.want.insert(options.want.end(),
                         {Metric::busy_s, Metric::cycles, Metric::instructions, Metric::llc_misses, Metric::fp_ops});
+  return options;
+}
+
+// min-energy counts the memory transactions only where the profile relates
+// them to the work's uncore share; otherwise no counter is set up for it.
+CounterSourceOptions counters_wanted(const ControllerSetup& s) {
+  CounterSourceOptions options = counters_wanted(s.policy);
+  if (s.policy.min_energy && s.min_energy && s.min_energy->saturated_transaction_rate_per_s > 0)
+    options.want.insert(options.want.end(), {Metric::mem_accesses, Metric::llc_misses});
   return options;
 }
 
@@ -198,12 +223,33 @@ std::string ControllerHost::Impl::make_affinity(const counters::MetricAvailabili
   return "";
 }
 
+std::string ControllerHost::Impl::make_min_energy() {
+  const ControllerSetup& s = setup;
+  if (!s.min_energy) return "no machine profile (RUBATO_PROFILE): there is no energy model to minimise";
+  if (!s.engine) return "no engine to set the core level of";
+  min_energy = std::make_unique<MinEnergyRunner>(*s.min_energy, *s.engine, s.uncore, s.operating_point, s.model_label);
+  return "";
+}
+
 std::unique_ptr<ControllerHost> ControllerHost::start(ControllerSetup setup, std::vector<std::string>& warnings) {
-  if (!setup.policy.efs && !setup.policy.affinity) return nullptr;
+  if (!setup.policy.efs && !setup.policy.affinity && !setup.policy.min_energy) return nullptr;
   auto impl = std::make_unique<Impl>(std::move(setup));
   Impl& h = *impl;
   const ControllerSetup& s = h.setup;
-  h.counters = std::make_unique<CounterSet>(s.counters, counters_wanted(s.policy));
+  const CounterSourceOptions wanted = counters_wanted(s);
+  // min-energy alone starts with the program (Session::open): its counter
+  // sources, whose set-up can take a second (likwid's probe is a forked
+  // child), are made on the controller thread, and it decides from the
+  // settings or the profile until they are there. efs and affinity need
+  // them to know whether they can run at all.
+  const bool defer = !s.policy.efs && !s.policy.affinity && !wanted.want.empty();
+  h.counters = std::make_unique<CounterSet>(wanted.want.empty() || defer ? "none" : s.counters, wanted);
+  if (defer) {
+    h.deferred_counters = wanted;
+    // likwid's probe is a forked child that may take a second, and the
+    // program's exit would wait for it: auto asks the in-process sources.
+    h.deferred_counters->auto_leaves_out = {"likwid"};
+  }
   const counters::MetricAvailability& avail = h.counters->availability();
   const std::string fallback =
       s.policy.tempo == TempoPolicy::baseline ? "baseline" : std::string(to_string(s.policy.tempo)) + " alone";
@@ -213,7 +259,10 @@ std::unique_ptr<ControllerHost> ControllerHost::start(ControllerSetup setup, std
   if (s.policy.affinity)
     if (const std::string why = h.make_affinity(avail); !why.empty())
       warnings.push_back("affinity is off (" + why + "); the run is " + fallback);
-  if (!h.efs && !h.affinity) return nullptr;
+  if (s.policy.min_energy)
+    if (const std::string why = h.make_min_energy(); !why.empty())
+      warnings.push_back("min-energy is off (" + why + "); the run is " + fallback);
+  if (!h.efs && !h.affinity && !h.min_energy) return nullptr;
 
   auto host = std::unique_ptr<ControllerHost>(new ControllerHost(std::move(impl)));
   const auto period = std::chrono::nanoseconds(static_cast<std::int64_t>(s.interval_s * 1e9));
@@ -338,29 +387,45 @@ void ControllerHost::Impl::end_decisions(double now_s, const std::string& why) {
   if (setup.throttle) setup.throttle->release_all();
 }
 
+// One interval's counters for every controller. A recorded series that ends
+// ends efs's and affinity's decisions; min-energy goes on with the
+// sensitivities of the settings or the profile.
+void ControllerHost::Impl::step_controllers(double now_s) {
+  const std::uint64_t now_ns = clock.now_ns();
+  const double elapsed_s = static_cast<double>(now_ns - *last_tick_ns) * 1e-9;
+  last_tick_ns = now_ns;
+  if (!(elapsed_s > 0)) return;
+  const bool was_exhausted = counters->exhausted();
+  const counters::CounterSample sample = counters->sample(elapsed_s);
+  ++intervals;
+  if (!ended && efs) step_efs(sample, now_s);
+  if (!ended && affinity) step_affinity(sample, now_s);
+  if (min_energy) min_energy->step(was_exhausted ? nullptr : &sample, now_s);
+  if (!ended && counters->exhausted()) {
+    const std::string line = "the recorded counter series ended after " + std::to_string(intervals) + " intervals";
+    if (efs || affinity) end_decisions(now_s, line + "; every target runs again and placements stay");
+    else end_decisions(now_s, line + "; min-energy goes on with the settings' or the profile's sensitivities");
+  }
+}
+
 void ControllerHost::Impl::tick() noexcept {
   try {
     const std::uint64_t now_ns = clock.now_ns();
     const double now_s = seconds(now_ns);
     absorb(now_s);
-    if (ended) return;
-    if (!last_tick_ns) {  // the first tick only starts the first interval
+    if (deferred_counters) make_deferred_counters();
+    if (ended && !min_energy) return;
+    if (!last_tick_ns) {  // the first tick starts the first interval; min-energy decides without counters
       last_tick_ns = now_ns;
+      if (min_energy) min_energy->step(nullptr, now_s);
       return;
     }
-    const double elapsed_s = static_cast<double>(now_ns - *last_tick_ns) * 1e-9;
-    last_tick_ns = now_ns;
-    if (!(elapsed_s > 0)) return;
-    const counters::CounterSample sample = counters->sample(elapsed_s);
-    ++intervals;
-    if (efs) step_efs(sample, now_s);
-    if (affinity) step_affinity(sample, now_s);
-    if (counters->exhausted())
-      end_decisions(now_s, "the recorded counter series ended after " + std::to_string(intervals) +
-                               " intervals; every target runs again and placements stay");
+    step_controllers(now_s);
   } catch (const std::exception& e) {
+    stop_min_energy();
     end_decisions(seconds(clock.now_ns()), std::string("controller stopped after an error: ") + e.what());
   } catch (...) {
+    stop_min_energy();
     end_decisions(seconds(clock.now_ns()), "controller stopped after an error");
   }
 }
@@ -376,6 +441,7 @@ void ControllerHost::stop() noexcept {
   } catch (...) {
   }
   if (h.setup.throttle) h.setup.throttle->release_all();
+  if (h.min_energy) h.min_energy->finish(now_s);
   const std::size_t moved = h.keeper.moved_threads();
   const std::size_t restored = h.keeper.restore();
   if (moved > 0) try {
@@ -408,8 +474,21 @@ void ControllerHost::fill_report(Report& r) const {
                         "slot back");
   }
   if (h.affinity) r.parameters["affinity_mode"] = h.affinity_mode;
-  for (const std::string& line : h.counters->availability().describe()) r.notes.push_back("counters: " + line);
+  if (h.efs || h.affinity)
+    for (const std::string& line : h.counters->availability().describe()) r.notes.push_back("counters: " + line);
+  if (h.min_energy) {
+    std::vector<std::string> lines;
+    for (counters::Metric m : {Metric::mem_accesses, Metric::llc_misses}) {
+      const counters::MetricStatus& st = h.counters->availability()[m];
+      lines.push_back(std::string(to_string(m)) + ": " + (st.available ? "available (" + st.source + ")" : st.note));
+    }
+    h.min_energy->fill_report(r, lines);
+  }
   r.notes.insert(r.notes.end(), h.notes.begin(), h.notes.end());
+}
+
+std::vector<std::pair<double, double>> ControllerHost::uncore_s_at_hz() const {
+  return impl_->min_energy ? impl_->min_energy->uncore_s_at_hz() : std::vector<std::pair<double, double>>{};
 }
 
 }  // namespace rubato

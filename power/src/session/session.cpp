@@ -28,6 +28,10 @@
 #include "rubato/power/os/thread_binding.hpp"
 #include "rubato/power/machine/topology.hpp"
 #include "rubato/power/frequency/uncore_frequency.hpp"
+#include "rubato/power/frequency/uncore_control_modeled.hpp"
+#include "rubato/power/frequency/uncore_control_sysfs.hpp"
+#include "rubato/power/session/min_energy_setup.hpp"
+#include "rubato/power/session/operating_point.hpp"
 
 namespace rubato {
 namespace {
@@ -117,6 +121,9 @@ class LiveSession final : public Session {
     if (settings_.binding == "static") unpin_current_thread();
   }
   void start_controllers(ThrottleActuator* throttle) noexcept override;
+  const OperatingPoint* operating_point() const noexcept override {
+    return settings_.policy.min_energy ? &operating_point_ : nullptr;
+  }
   void before_task(WorkerId w) noexcept override {
     if (settings_.binding == "dynamic") pin(w);
   }
@@ -185,6 +192,13 @@ class LiveSession final : public Session {
   void write_report(Report& r);
   void start_sweeper();
   void start_uncore(bool real_backend);
+  // min-energy: the uncore lever (sysfs where the back-end is real and the
+  // driver usable, else modeled on the profile's ladder; none where
+  // RUBATO_UNCORE pins it or there is no ladder), and the controller host.
+  void make_uncore_lever();
+  std::vector<double> uncore_lever_levels() const;
+  void start_host(ThrottleActuator* throttle) noexcept;
+  void fill_uncore_energy(RunActivity& activity, Report& r);
   // start(), in order: profile, back-end (engine attached), meter, announcement.
   void choose_profile();
   bool choose_backend(std::string& why);
@@ -203,8 +217,10 @@ class LiveSession final : public Session {
   double machine_max_hz_ = 0;
   std::unique_ptr<FrequencyControl> freq_;
   std::string backend_note_;
-  std::unique_ptr<UncoreFrequency> uncore_;  // RUBATO_UNCORE on a machine that has the driver
-  double modeled_uncore_hz_ = 0;             // the uncore frequency the power model charges; 0: the constant
+  std::unique_ptr<UncoreFrequency> uncore_;      // RUBATO_UNCORE on a machine that has the driver
+  double modeled_uncore_hz_ = 0;                 // the uncore frequency the power model charges; 0: the constant
+  std::unique_ptr<UncoreControl> uncore_lever_;  // min-energy's; null where it does not move the uncore
+  OperatingPoint operating_point_;
   std::unique_ptr<EnergyMeter> meter_;
   std::string meter_note_;
   PeriodicThread sweeper_;  // slack / guarded: Engine::slack_sweep
@@ -269,8 +285,54 @@ EngineOptions LiveSession::engine_options(const TempoLadder& ladder) {
     note("guarded: no machine profile, the guard is off");
     o.policy.guarded = false;
   }
-  if (o.policy.guarded) o.cost = cost_model_for(*profile, Engine::ladder_for(o), beta_.beta, settings_.uncore_hz);
+  if (o.policy.guarded) {
+    // With min-energy moving the uncore, the guard weighs a slowing with the
+    // uncore at its level and the work's shares; else as the β model does.
+    const WorkSensitivity work{beta_.beta, std::max(0.0, settings_.uncore_sensitivity)};
+    o.cost = uncore_lever_
+                 ? cost_model_for(*profile, Engine::ladder_for(o), work, uncore_lever_levels(), settings_.uncore_hz)
+                 : cost_model_for(*profile, Engine::ladder_for(o), beta_.beta, settings_.uncore_hz);
+    if (!uncore_lever_) o.cost.uncore_sensitivity = work.uncore;
+  }
   return o;
+}
+
+std::vector<double> LiveSession::uncore_lever_levels() const {
+  if (!uncore_lever_ || uncore_lever_->domains() == 0) return {};
+  return uncore_lever_->ladder(0).levels_hz();
+}
+
+// min-energy's uncore lever. A real frequency back-end with the driver
+// usable moves the machine's uncore (saved and restored like cpufreq);
+// otherwise the level is only recorded (the emulator and the power model
+// apply it). RUBATO_UNCORE pins the uncore for the whole run: no lever then.
+void LiveSession::make_uncore_lever() {
+  uncore_lever_.reset();
+  if (!settings_.policy.min_energy || !profile_) return;
+  if (settings_.uncore_hz > 0) {
+    note("min-energy: RUBATO_UNCORE=" + format_frequency(settings_.uncore_hz) +
+         " pins the uncore, so min-energy chooses the core level only");
+    return;
+  }
+  const std::uint64_t interval_ns = uncore_min_interval_ns(&*profile_);
+  const bool real = freq_->changes_speed() && freq_->name() != "emulated";
+  std::string why = "the frequency back-end " + std::string(freq_->name()) + " changes no real frequency";
+  if (real) {
+    auto sysfs = std::make_unique<SysfsUncoreControl>(topology_, settings_.state_dir, &clock_, interval_ns);
+    if (sysfs->usable(why) && sysfs->domains() > 0) {
+      uncore_lever_ = std::move(sysfs);
+      return;
+    }
+  }
+  UncoreLadder ladder = UncoreLadder::from_profile(*profile_);
+  if (ladder.empty()) {
+    note("min-energy: profile " + profile_->name +
+         " has no uncore_power table: the uncore is not modelled, "
+         "min-energy chooses the core level only");
+    return;
+  }
+  uncore_lever_ = std::make_unique<ModeledUncoreControl>(std::move(ladder), 1, 0, &clock_, interval_ns);
+  note("min-energy: the uncore is modelled, not moved (" + why + "); its levels come from profile " + profile_->name);
 }
 
 // Records machine state before the first change (the engine changes nothing
@@ -302,6 +364,7 @@ bool LiveSession::attach_backend(std::string& why) {
   layout_ = plan_layout(topology_, settings_.max_workers, hardware_domains, emulated_domains);
   worker_bound_ = std::make_unique<std::atomic<int>[]>(settings_.max_workers);
   for (std::size_t w = 0; w < settings_.max_workers; ++w) worker_bound_[w].store(-1);
+  make_uncore_lever();
   EngineOptions options = engine_options(ladder);
   try {
     engine_ = std::make_unique<Engine>(std::move(options), clock_, *freq_);
@@ -393,6 +456,10 @@ bool LiveSession::start(std::string& why) {
   start_ns_ = clock_.now_ns();
   started_ = true;
   start_sweeper();
+  // min-energy needs no actuator of the front-end: it starts now, so that a
+  // front-end that never calls start_controllers (the preload) runs it too.
+  // With efs or affinity the front-end's call starts them all together.
+  if (settings_.policy.min_energy && !settings_.policy.efs && !settings_.policy.affinity) start_host(nullptr);
   announce_start();
   // A run stopped by a signal still gets its report.
   if (!settings_.report.empty()) signal_report_armed_.store(arm_signal_report(&LiveSession::finish_at_signal, this));
@@ -447,11 +514,23 @@ void LiveSession::start_uncore(bool real_backend) {
 
 void LiveSession::start_controllers(ThrottleActuator* throttle) noexcept {
   if (controllers_ || !started_) return;
+  start_host(throttle);
+}
+
+void LiveSession::start_host(ThrottleActuator* throttle) noexcept {
+  if (controllers_) return;
   try {
     ControllerSetup setup = controller_setup_for(settings_, profile_, topology_, TargetKind::workers);
     setup.throttle = throttle;
     setup.clock = &clock_;
     setup.origin_ns = start_ns_;
+    if (settings_.policy.min_energy && profile_) {
+      setup.min_energy = min_energy_params(settings_, *profile_, engine_->ladder(), uncore_lever_levels());
+      setup.engine = engine_.get();
+      setup.uncore = uncore_lever_.get();
+      setup.operating_point = &operating_point_;
+      setup.model_label = "modeled:" + profile_->name;
+    }
     std::vector<std::string> warnings;
     controllers_ = ControllerHost::start(std::move(setup), warnings);
     for (const auto& line : warnings) {
@@ -459,8 +538,8 @@ void LiveSession::start_controllers(ThrottleActuator* throttle) noexcept {
       note(line);
     }
   } catch (const std::exception& e) {
-    say(std::string("rubato: the efs / affinity controllers could not start (") + e.what() + "); the run is " +
-        std::string(to_string(settings_.policy.tempo)));
+    say(std::string("rubato: the efs / affinity / min-energy controllers could not start (") + e.what() +
+        "); the run is " + std::string(to_string(settings_.policy.tempo)));
   }
 }
 
@@ -488,11 +567,12 @@ void LiveSession::fill_energy(Report& r, double wall_s) {
         core.idle_s_at_hz.emplace_back(ladder.hz(ladder.slowest()), w.wait_slowed_s);
       activity.cores.push_back(std::move(core));
     }
+    fill_uncore_energy(activity, r);
     modeled = model.energy_j(activity);
     r.external["energy_modeled_j"] = *modeled;
     // The node's part of it (the uncore over the run; the rest is this process's cores), kept
     // apart so that merging ranks of one node counts it once (rubato compare).
-    r.external["energy_modeled_uncore_j"] = model.uncore_w(activity.uncore_hz) * std::max(0.0, wall_s);
+    r.external["energy_modeled_uncore_j"] = model.uncore_energy_j(activity);
   }
   if (meter_) {
     r.energy = meter_->stop();
@@ -508,6 +588,20 @@ void LiveSession::fill_energy(Report& r, double wall_s) {
     r.energy.available = false;
     r.energy.why_not = "no energy meter usable (" + meter_note_ + ") and no machine profile";
   }
+}
+
+// min-energy: the uncore is charged at the levels it had over time where
+// they were real (sysfs) or emulated; a dry run moved nothing, so the uncore
+// ran as the hardware chose (charged as without min-energy).
+void LiveSession::fill_uncore_energy(RunActivity& activity, Report& r) {
+  if (!controllers_ || !uncore_lever_) return;
+  if (uncore_lever_->changes_speed() || freq_->name() == "emulated") {
+    activity.uncore_s_at_hz = controllers_->uncore_s_at_hz();
+    return;
+  }
+  r.notes.push_back(
+      "min-energy: dry run: the uncore levels chosen were recorded, not applied; the power model "
+      "charges the uncore as the hardware ran it");
 }
 
 void LiveSession::write_report(Report& r) {
@@ -618,6 +712,10 @@ void LiveSession::restore_machine(Report& r) {
   RestoreOutcome restored = freq_->restore();
   if (uncore_) {
     const RestoreOutcome u = uncore_->restore();
+    restored.failed.insert(restored.failed.end(), u.failed.begin(), u.failed.end());
+  }
+  if (uncore_lever_) {
+    const RestoreOutcome u = uncore_lever_->restore();
     restored.failed.insert(restored.failed.end(), u.failed.begin(), u.failed.end());
   }
   if (modeled_uncore_hz_ > 0) r.parameters["uncore_hz"] = std::to_string(modeled_uncore_hz_);

@@ -33,7 +33,13 @@ struct Settings {
   double min_dwell_s = 1e-3;  // per clock domain, between frequency changes
   double uncore_hz = 0;       // RUBATO_UNCORE: pinned uncore frequency; 0 = left alone
   double slack_dwell_s = -1;  // RUBATO_SLACK_DWELL; <0: from the profile (slack_dwell_default_s)
-  double beta = -1;           // frequency-sensitive fraction; <0: from the profile
+  double beta = -1;           // frequency-sensitive fraction (b_c); <0: from the profile
+  // The work's sensitivities as the user measured them (e.g. `rubato
+  // calibrate`); <0: not given. RUBATO_CORE_SENSITIVITY is RUBATO_BETA's
+  // newer name: load_settings copies it into `beta` (it wins where both are given).
+  double core_sensitivity = -1;
+  double uncore_sensitivity = -1;
+  double max_time_loss = 0.05;  // min-energy: at most this much more time than at the fastest pair
   std::uint32_t max_workers = 256;
   std::string counters = "auto";     // counter source: auto | papi | likwid | perf | proc | replay:<file> | none
   double control_interval_s = 0.01;  // EFS / affinity controller period

@@ -53,6 +53,8 @@ struct WorkerReport {
   std::uint64_t slowed_wakeups = 0;
   double raise_delay_s = 0;       // summed over slowed_wakeups
   std::uint64_t guard_holds = 0;  // slowing decisions the cost guard kept back
+  // guarded: raised by the sweep as the only worker running while others waited.
+  std::uint64_t critical_raises = 0;
 };
 
 struct DomainReport {
@@ -77,6 +79,29 @@ struct MigrationEvent {
   WorkerId worker = 0;
   int from_cpu = -1;
   int to_cpu = -1;
+  std::string reason;
+};
+
+// min-energy: one decision of its controller (rubato/core/min_energy/
+// min_energy_controller.hpp), in force from t_s until the next one.
+struct FrequencyPairEvent {
+  double t_s = 0;  // since run start
+  // The work's sensitivities it decided with, and where each came from:
+  // "counters" | "settings" | "profile".
+  double core_sensitivity = 0;
+  double uncore_sensitivity = 0;
+  std::string core_sensitivity_source;
+  std::string uncore_sensitivity_source;
+  std::optional<double> transaction_rate_per_s;  // counters: the memory-transaction rate b_u came from
+  int working = 0;
+  int waiting = 0;
+  int core_level = 0;  // the ceiling, a tempo level (frequencies_hz)
+  double core_hz = 0;
+  int uncore_level = 0;     // of the uncore lever's ladder
+  double uncore_hz = 0;     // 0: no uncore lever
+  double time_factor = 1;   // modelled time against the fastest pair
+  double energy_ratio = 1;  // modelled energy against the fastest pair
+  std::string model;        // what the two ratios come from: "modeled:<profile>"
   std::string reason;
 };
 
@@ -118,6 +143,7 @@ struct Report {
   std::vector<DomainReport> domains;
   std::vector<ThrottleEvent> throttle_events;
   std::vector<MigrationEvent> migrations;
+  std::vector<FrequencyPairEvent> frequency_pairs;  // min-energy's decisions; an added field, absent from older reports
   std::uint64_t dropped_events = 0;
   std::uint64_t tool_errors = 0;
   std::vector<std::string> notes;  // degradations, warnings the run produced

@@ -4,44 +4,93 @@
 // slowed task takes f/f' times as long and the uncore is paid for that time.
 //
 // The model, for one worker moved from level `from` (frequency f) to `to`
-// (f' < f) for work that takes d at f:
-//   time at f'   d' = d · (1 + β · (f/f' − 1))          (β: frequency-sensitive fraction)
-//   energy at f  E  = (P_busy(f)  + U/n) · d
-//   energy at f' E' = (P_busy(f') + U/n) · d'
-// where U/n is the uncore's share of one worker's time: the uncore power over
-// the workers that are active (not waiting) when the decision is made. The
-// slowing pays when E' < E; d cancels, so the verdict depends on the level
-// pair, β and n only. Pure arithmetic: no clock, no OS.
+// (f' < f) for work that takes d at f, with the uncore at fu:
+//   time at f'   d' = d · T(f', fu) / T(f, fu)       (T: rubato/core/model/time_model.hpp)
+//   energy at f  E  = (P_busy(f)  + U(fu)/n) · d
+//   energy at f' E' = (P_busy(f') + U(fu)/n) · d'
+// with the work's shares (b_c = β, b_u) taken at (f, the fastest uncore
+// level), so that with b_u = 0 the stretch is exactly 1 + β · (f/f' − 1),
+// and U(fu)/n the uncore's share of one worker's time: the uncore power at
+// its current level over the workers that are active (not waiting) when the
+// decision is made. The slowing pays when E' < E; d cancels, so the verdict
+// depends on the level pair, the sensitivities, fu and n only.
+//
+// The critical path: U/n assumes that the other workers go on with useful
+// work while this one takes longer. Where the program waits for this worker
+// (the others are out of work, or it holds the only work left to run), its
+// extra time costs the whole uncore and every waiting core, and delays the
+// program: such a slowing is not a saving, and the guard refuses it.
+// Pure arithmetic: no clock, no OS.
 #pragma once
 
+#include <optional>
+#include <utility>
 #include <vector>
 
-#include "rubato/core/tempo/tempo_ladder.hpp"
 #include "rubato/core/base/types.hpp"
+#include "rubato/core/model/work_sensitivity.hpp"
+#include "rubato/core/tempo/tempo_ladder.hpp"
 
 namespace rubato {
 
 struct CostModel {
+  CostModel() = default;
+  // The β-only model: no uncore term, the uncore at `uncore_w`.
+  CostModel(std::vector<double> busy_w_per_level, double uncore_w_, double beta_)
+      : busy_w(std::move(busy_w_per_level)), uncore_w(uncore_w_), beta(beta_) {}
+
   std::vector<double> busy_w;  // per ladder level (W), from the machine profile
-  double uncore_w = 0;         // the package part no core owns (W)
-  double beta = 1.0;           // frequency-sensitive fraction of the work
+  double uncore_w = 0;         // the package part no core owns (W), where the uncore's level is not known
+  double beta = 1.0;           // b_c: frequency-sensitive fraction of the work
+  // The uncore side of the time model: the work's uncore share b_u, the
+  // uncore levels (Hz, fastest first; empty: no uncore ladder) with their
+  // power, and the memory-bandwidth knee (0: none).
+  double uncore_sensitivity = 0;
+  std::vector<double> uncore_hz;
+  std::vector<double> uncore_level_w;
+  double memory_bandwidth_knee_hz = 0;
+  int initial_uncore_level = -1;  // the uncore's level at the start (RUBATO_UNCORE); -1: not known
+};
+
+// What a decision is weighed in, beyond its two levels.
+struct GuardContext {
+  int active = 1;         // workers sharing the uncore (< 1 counts as 1)
+  int uncore_level = -1;  // the uncore's level now (CostModel::uncore_hz); -1: not known (uncore_w, no uncore term)
+  std::optional<WorkSensitivity> work;  // the work's sensitivities now; none: the model's (beta, uncore_sensitivity)
+  bool critical = false;                // the program waits for this worker
+
+  static GuardContext among(int active) noexcept {
+    GuardContext c;
+    c.active = active;
+    return c;
+  }
 };
 
 class CostGuard {
  public:
   CostGuard() = default;  // no model: every slowing pays (the guard is off)
+  // Throws std::invalid_argument unless there is one busy power per ladder
+  // level and one power per uncore level.
   CostGuard(const TempoLadder& ladder, CostModel model);
 
   bool enabled() const noexcept { return enabled_; }
-  // E'/E for moving a worker from `from` to `to` with `active` workers sharing
-  // the uncore (active < 1 counts as 1).
-  double energy_ratio(Level from, Level to, int active) const noexcept;
-  bool pays(Level from, Level to, int active) const noexcept { return energy_ratio(from, to, active) < 1.0; }
+  // E'/E for moving a worker from `from` to `to` (1 where nothing moves).
+  double energy_ratio(Level from, Level to, const GuardContext& context) const noexcept;
+  double energy_ratio(Level from, Level to, int active) const noexcept {
+    return energy_ratio(from, to, GuardContext::among(active));
+  }
+  bool pays(Level from, Level to, const GuardContext& context) const noexcept {
+    return energy_ratio(from, to, context) < 1.0;
+  }
+  bool pays(Level from, Level to, int active) const noexcept { return pays(from, to, GuardContext::among(active)); }
   // The slowest level in (from, to] whose slowing pays, or `from` when none
-  // does: what the guard lets a decision "from → to" become. Faster targets
-  // (to <= from) pass unchanged: the guard never holds a raise.
-  Level admit(Level from, Level to, int active) const noexcept;
+  // does or the worker is on the critical path: what the guard lets a
+  // decision "from → to" become. Faster targets (to <= from) pass unchanged:
+  // the guard never holds a raise.
+  Level admit(Level from, Level to, const GuardContext& context) const noexcept;
+  Level admit(Level from, Level to, int active) const noexcept { return admit(from, to, GuardContext::among(active)); }
   const CostModel& model() const noexcept { return model_; }
+  int uncore_levels() const noexcept { return static_cast<int>(model_.uncore_hz.size()); }
 
  private:
   bool enabled_ = false;

@@ -16,11 +16,13 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "rubato/core/base/spin_lock.hpp"
 #include <vector>
 
 #include "rubato/core/base/clock.hpp"
+#include "rubato/core/model/work_sensitivity.hpp"
 #include "rubato/core/tempo/cost_guard.hpp"
 #include "rubato/core/tempo/immediacy_list.hpp"
 #include "rubato/core/config/policy.hpp"
@@ -88,6 +90,16 @@ struct WorkerStats {
   std::uint64_t slowed_wakeups = 0;
   std::uint64_t raise_delay_ns = 0;
   std::uint64_t guard_holds = 0;  // slowing decisions the cost guard kept back (fully or in part)
+  // guarded: times the sweep found this worker the only one running while
+  // others waited, slowed by its tempo policy, and raised it (the critical path).
+  std::uint64_t critical_raises = 0;
+};
+
+// How many seen workers work and how many wait (Engine::run_end .. their
+// next run), at one instant.
+struct WorkerActivity {
+  int working = 0;
+  int waiting = 0;
 };
 
 struct DomainStats {
@@ -152,6 +164,25 @@ class Engine {
   std::uint64_t slack_sweep(std::uint64_t now) noexcept;
   bool sweeps() const noexcept { return options_.policy.slack || options_.policy.guarded; }
   const CostGuard& guard() const noexcept { return guard_; }
+
+  // ---- min-energy (rubato/core/min_energy/min_energy_controller.hpp) -------
+  // Called by the controller thread, never on a task's path.
+  // The fastest level a *working* worker may run at: its domain runs at the
+  // slower of what its tempo policy asks and this (hermes, the guard and
+  // slack act beneath it; a waiting worker lowered by slack is at the slowest
+  // anyway). Written into every worker's slot, then every domain is published
+  // again. Clamped to the ladder.
+  void set_core_ceiling(Level ceiling) noexcept;
+  Level core_ceiling(WorkerId w) const noexcept;
+  // What the cost guard weighs a slowing with: the uncore's level now (an
+  // index into options().cost.uncore_hz; -1: not known) and the work's
+  // sensitivities now (until the first call: the cost model's).
+  void set_uncore_level(int level) noexcept { uncore_level_.store(level, std::memory_order_relaxed); }
+  int uncore_level() const noexcept { return uncore_level_.load(std::memory_order_relaxed); }
+  void set_work_sensitivity(WorkSensitivity sensitivity) noexcept;
+  std::optional<WorkSensitivity> work_sensitivity() const noexcept;
+  // Working and waiting workers now: each seen worker's wait word, read relaxed.
+  WorkerActivity activity() const noexcept;
 
   // The same per-task events on a worker's slot, for a front-end that keeps
   // the slot of the worker its thread reports as (slot_of: nullptr for an
@@ -218,7 +249,9 @@ class Engine {
   [[gnu::noinline]] void measure_run(WorkerId w, Slot& s) noexcept;
   void leave_immediacy_list(WorkerId w) noexcept;                            // immediacy relay; list lock held
   Level guarded_target(WorkerId w, Slot& s, Level from, Level to) noexcept;  // the guard's verdict
-  Level effective_level(const Slot& s) const noexcept;                       // the policy's level, or slack's slowest
+  Level effective_level(const Slot& s) const noexcept;  // the policy's level under the ceiling, or slack's slowest
+  bool on_critical_path(const Slot& s) const noexcept;  // guarded: the program waits for this worker
+  void raise_critical_runner(std::size_t runner, int active, int waiting) noexcept;  // the sweep's part of it
   void begin_wait(Slot& s, std::uint64_t now) noexcept;
   [[gnu::noinline]] void end_wait(Slot& s, std::uint64_t now) noexcept;
   WorkerId id_of(const Slot& s) const noexcept;
@@ -242,7 +275,15 @@ class Engine {
   ImmediacyList list_;
   SpinLock list_lock_;
   CostGuard guard_;
-  std::atomic<int> active_workers_{0};  // not waiting, at the last sweep (0: no sweep yet)
+  std::atomic<int> active_workers_{0};   // not waiting, at the last sweep (0: no sweep yet)
+  std::atomic<int> waiting_workers_{0};  // waiting, at the last sweep
+  std::atomic<int> queued_workers_{0};   // holding queued tasks, at the last sweep
+  std::atomic<int> uncore_level_{-1};
+  // The work's sensitivities, written by one thread under a sequence count
+  // (odd while a write is under way) so that a reader never mixes two.
+  std::atomic<std::uint32_t> sensitivity_seq_{0};
+  std::atomic<double> core_sensitivity_{0};
+  std::atomic<double> uncore_sensitivity_{0};
   std::atomic<int> seen_workers_{0};
   std::atomic<std::size_t> seen_end_{0};  // one past the highest worker seen: the sweep's range
   std::atomic<std::uint64_t> dropped_{0};

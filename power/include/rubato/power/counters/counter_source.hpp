@@ -55,8 +55,9 @@ class CounterSource {
 };
 
 struct CounterSourceOptions {
-  std::string replay_path;             // for "replay"
-  std::vector<counters::Metric> want;  // auto: the metrics the policies need (others are not set up)
+  std::string replay_path;                   // for "replay"
+  std::vector<counters::Metric> want;        // auto: the metrics the policies need (others are not set up)
+  std::vector<std::string> auto_leaves_out;  // auto: sources not asked (named, they are used)
 };
 
 // The sources in auto-preference order: papi, likwid, perf, proc (in_auto);

@@ -24,6 +24,10 @@ struct RunActivity {
   double wall_s = 0;
   std::vector<CoreActivity> cores;  // cores that hosted workers
   double uncore_hz = 0;             // pinned uncore frequency; 0: not pinned (the profile's uncore_w)
+  // Time the uncore spent at each frequency it was set to (min-energy moves
+  // it during the run), in seconds; the rest of wall_s is at uncore_hz. A
+  // frequency of 0: at uncore_hz too (not set yet).
+  std::vector<std::pair<double, double>> uncore_s_at_hz;
 };
 
 class PowerModel {
@@ -38,6 +42,8 @@ class PowerModel {
   double uncore_w(double hz = 0) const noexcept;
   // Cores in `a` plus the uncore part over wall_s.
   double energy_j(const RunActivity& a) const noexcept;
+  // The uncore part alone: uncore_s_at_hz at their frequencies, the rest of wall_s at uncore_hz.
+  double uncore_energy_j(const RunActivity& a) const noexcept;
   std::string source_label() const { return "modeled:" + profile_.name; }
 
  private:

@@ -53,7 +53,12 @@ struct MachineProfile {
   // [EFS] Eq. 13, Power(n) = Σ_{k=0..n} P_k: P0 is the system with no core
   // active, P_k (k ≥ 1) what the k-th active core adds. Empty if unknown.
   std::vector<double> active_cores_power_w;
-  double memory_accesses_per_s = 0;            // [EFS] Eq. 17, µ; 0 if unknown
+  double memory_accesses_per_s = 0;  // [EFS] Eq. 17, µ; 0 if unknown
+  // Optional: the machine's memory-transaction rate (last-level misses to
+  // memory per second, all cores) at which work is wholly uncore-bound:
+  // min-energy reads b_u = rate / this from counters
+  // (rubato/core/min_energy/sensitivity_source.hpp). Absent: counters are not used for b_u.
+  std::optional<double> memory_transaction_rate_saturated_per_s;
   std::map<std::string, std::string> sources;  // field -> where the number comes from
   // Why the numbers cannot be trusted ("unreliable": a calibration kept points
   // other processes polluted, `rubato calibrate --allow-noisy`); empty: no known reason.

@@ -1,8 +1,10 @@
 // The periodic controllers of a run (docs/design.md "Threads": efs, [EFS] §4;
-// affinity, [META] §V.E): a controller thread that every RUBATO_CONTROL_INTERVAL reads
-// the counter sources, steps the controllers (pure, in core/) and carries out
-// what they decide — parking or resuming targets through the front-end's
-// ThrottleActuator, moving them between CPUs with a ThreadAffinityKeeper. A
+// affinity, [META] §V.E; min-energy, docs/min-energy.md): a controller thread
+// that every RUBATO_CONTROL_INTERVAL reads the counter sources, steps the
+// controllers (pure, in core/) and carries out what they decide — parking or
+// resuming targets through the front-end's ThrottleActuator, moving them
+// between CPUs with a ThreadAffinityKeeper, setting the engine's core
+// ceiling and the uncore through an UncoreControl. A
 // Session hosts one for its workers; `rubato run --mix` hosts one for its
 // programs. Nothing here runs on a task's path: targets are announced when
 // they start and stop.
@@ -23,10 +25,15 @@
 #include "rubato/core/io/report.hpp"
 #include "rubato/core/config/settings.hpp"
 #include "rubato/core/efs/throttle_actuator.hpp"
+#include "rubato/core/min_energy/min_energy_controller.hpp"
+#include "rubato/core/tempo/engine.hpp"
 #include "rubato/power/machine/profile.hpp"
 #include "rubato/power/machine/topology.hpp"
 
 namespace rubato {
+
+class OperatingPoint;
+class UncoreControl;
 
 enum class TargetKind {
   workers,   // threads of one task runtime: they share one pool of work, each waits on its own
@@ -44,6 +51,16 @@ struct ControllerSetup {
   ThrottleActuator* throttle = nullptr;  // efs acts through it; must outlive the host
   const Clock* clock = nullptr;          // nullptr: the steady clock
   std::uint64_t origin_ns = 0;           // the run's start on `clock` (events' t_s)
+  // min-energy: its parameters (policy.min_energy without them: it cannot
+  // run, and says so), the engine whose core ceiling it sets and whose
+  // workers' activity it reads, the uncore lever (nullptr: the uncore is not
+  // moved), where it publishes the operating point (nullptr: nowhere), and
+  // the model's label for the report ("modeled:<profile>"). All must outlive the host.
+  std::optional<min_energy::ControllerParams> min_energy;
+  Engine* engine = nullptr;
+  UncoreControl* uncore = nullptr;
+  OperatingPoint* operating_point = nullptr;
+  std::string model_label;
 };
 
 // The setup a run's settings give (policy, RUBATO_COUNTERS, RUBATO_CONTROL_INTERVAL)
@@ -70,8 +87,12 @@ class ControllerHost {
   // back. Idempotent; called before fill_report.
   void stop() noexcept;
   // Per worker throttled_s (report.workers must hold the targets), throttle
-  // events, migrations, counter availability, parameters and notes.
+  // events, migrations, min-energy's decisions, counter availability,
+  // parameters and notes.
   void fill_report(Report& r) const;
+  // min-energy: the time the uncore spent at each frequency it set (after
+  // stop(); empty without min-energy), for the power model.
+  std::vector<std::pair<double, double>> uncore_s_at_hz() const;
 
  private:
   struct Impl;

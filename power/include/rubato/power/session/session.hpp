@@ -17,6 +17,8 @@
 
 namespace rubato {
 
+class OperatingPoint;
+
 struct SessionInfo {
   std::string frontend;         // "ompt", "tbb", "tbb-preload"
   std::string runtime;          // "libomp 16", "oneTBB 2021.8"
@@ -42,11 +44,19 @@ class Session {
   virtual void before_task(WorkerId w) noexcept = 0;
   virtual void after_task(WorkerId w) noexcept = 0;
 
-  // Starts the periodic controllers the policy names (efs, affinity) that can
-  // run here (power/controller_host.hpp); those that cannot say why once.
-  // `throttle`: the front-end's actuator for efs, nullptr when it has none; it
-  // must outlive finish(). Call once, before the first worker starts.
+  // Starts the periodic controllers the policy names (efs, affinity,
+  // min-energy) that can run here (power/controller_host.hpp); those that
+  // cannot say why once. `throttle`: the front-end's actuator for efs,
+  // nullptr when it has none; it must outlive finish(). Call once, before the
+  // first worker starts. min-energy alone needs no actuator: the session
+  // starts it when it opens, and this call then does nothing.
   virtual void start_controllers(ThrottleActuator* /*throttle*/) noexcept {}
+
+  // min-energy's operating point (rubato/power/session/operating_point.hpp):
+  // the uncore frequency now and the work's sensitivities now, for the
+  // emulator to stretch the uncore-sensitive part of a segment. Any thread;
+  // nullptr where the policy has no min-energy. Lives until the session ends.
+  virtual const OperatingPoint* operating_point() const noexcept { return nullptr; }
 
   // Adds a line to the report's notes (e.g. "steals not observed in preload mode").
   virtual void note(std::string line) noexcept = 0;

@@ -5,7 +5,9 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "rubato/core/model/work_sensitivity.hpp"
 #include "rubato/core/tempo/cost_guard.hpp"
 #include "rubato/core/config/settings.hpp"
 #include "rubato/core/tempo/tempo_ladder.hpp"
@@ -30,16 +32,24 @@ inline constexpr double kSlackDwellFloorS = 1e-3;
 double slack_dwell_default_s(const MachineProfile* profile) noexcept;
 double slack_dwell_s(const Settings& settings, const MachineProfile* profile) noexcept;
 
-// β for the models, and where it came from: RUBATO_BETA (a measurement the
-// user made for this program, e.g. `rubato calibrate --beta`) or the profile's.
+// β (b_c) for the models, and where it came from: RUBATO_CORE_SENSITIVITY
+// or its older name RUBATO_BETA (a measurement the user made for this
+// program, e.g. `rubato calibrate --beta`), or the profile's.
 struct BetaChoice {
   double beta = 1.0;
-  std::string source;  // "RUBATO_BETA" | "profile:<name>" | "default"
+  std::string source;  // "RUBATO_CORE_SENSITIVITY" | "RUBATO_BETA" | "profile:<name>" | "default"
 };
 BetaChoice beta_for(const Settings& settings, const MachineProfile* profile);
 
 // The guard's model on `ladder`: the profile's busy power at each level, its
 // uncore power (at `uncore_hz` where pinned and the profile has a table), β.
 CostModel cost_model_for(const MachineProfile& profile, const TempoLadder& ladder, double beta, double uncore_hz);
+// The same with the uncore side of the time model: the work's sensitivities,
+// the uncore levels the run may set (`uncore_levels_hz`, fastest first; empty:
+// none) with the profile's uncore power at each, its memory-bandwidth knee,
+// and the level nearest `uncore_hz` (where pinned) to start at. With b_u = 0
+// and no uncore level the guard decides as cost_model_for's.
+CostModel cost_model_for(const MachineProfile& profile, const TempoLadder& ladder, const WorkSensitivity& work,
+                         const std::vector<double>& uncore_levels_hz, double uncore_hz);
 
 }  // namespace rubato

@@ -22,6 +22,9 @@ inline constexpr std::uint64_t kNoSegment = ~std::uint64_t{0};
 // sweeper sets kSlowedBit on it once it lowered the worker.
 inline constexpr std::uint64_t kSlowedBit = std::uint64_t{1} << 63;
 inline constexpr std::uint64_t kNotWaiting = kSlowedBit - 1;
+// Slot::swept: the worker was working / held queued tasks at the last sweep.
+inline constexpr std::uint8_t kSweptWorking = 1;
+inline constexpr std::uint8_t kSweptQueued = 2;
 
 }  // namespace engine_detail
 
@@ -57,8 +60,13 @@ struct Engine::Slot {
   std::atomic<std::uint64_t> slowed_wakeups{0};
   std::atomic<std::uint64_t> raise_delay_ns{0};
   std::atomic<std::uint64_t> guard_holds{0};
+  std::atomic<std::uint64_t> critical_raises{0};  // written by the sweeper
   // --- line 3: tempo state, changed by the owner and by other workers -------
   alignas(kCacheLine) std::atomic<Level> level{0};
+  // min-energy's ceiling: the fastest level this worker may run at while it
+  // works. Written by the controller thread, read only where a domain's level
+  // is published (a tempo change), never on the per-task path.
+  std::atomic<Level> ceiling{0};
   std::atomic<int> band{0};  // workload band: thresholds reached ([HERMES] Fig. 5, w.S)
   std::atomic<std::uint64_t> level_changes{0};
   std::array<std::atomic<double>, kMaxThresholds> thld{};
@@ -66,6 +74,10 @@ struct Engine::Slot {
   // kSlowedBit (a compare-exchange on the start it read), after storing when.
   std::atomic<std::uint64_t> wait_word{engine_detail::kNotWaiting};
   std::atomic<std::uint64_t> slowed_at_ns{0};
+  // What the last sweep saw of this worker (engine_detail::kSweptWorking,
+  // kSweptQueued): the sweeper stores it only when it changed, and the guard
+  // reads it to count the *other* workers.
+  std::atomic<std::uint8_t> swept{0};
   // --- line 4: written by thieves -------------------------------------------
   alignas(kCacheLine) std::atomic<std::uint64_t> stolen_from{0};
 };

@@ -1,0 +1,138 @@
+#include "session/min_energy_runner.hpp"
+
+#include <set>
+
+namespace rubato {
+namespace {
+
+std::string number(double v) { return std::to_string(v); }
+
+}  // namespace
+
+MinEnergyRunner::MinEnergyRunner(min_energy::ControllerParams params, Engine& engine, UncoreControl* uncore,
+                                 OperatingPoint* point, std::string model_label)
+    : controller_(std::move(params)),
+      engine_(engine),
+      uncore_(uncore),
+      point_(point),
+      model_label_(std::move(model_label)) {
+  if (point_ && uncore_ && uncore_->domains() > 0) point_->set_reference_uncore_hz(uncore_->ladder(0).fastest_hz());
+}
+
+void MinEnergyRunner::step(const counters::CounterSample* sample, double now_s) {
+  if (finished_) return;
+  if (since_s_ < 0) since_s_ = now_s;
+  account(now_s);
+  const WorkerActivity activity = engine_.activity();
+  if (const auto d = controller_.step({now_s, activity, sample})) {
+    apply(*d, now_s);
+    record(*d);
+  }
+  if (uncore_) uncore_->apply_due();  // a setting the rate limit held back
+  if (uncore_) {
+    uncore_hz_ = uncore_->current_hz(0);
+    if (point_) point_->set_uncore_hz(uncore_hz_);
+    if (uncore_->domains() > 0 && uncore_hz_ > 0)
+      engine_.set_uncore_level(static_cast<int>(uncore_->ladder(0).nearest_level(uncore_hz_)));
+  }
+}
+
+// The engine gets the ceiling and the work's sensitivities for its guard; the
+// uncore is asked for the level (every domain alike: one shared lever).
+void MinEnergyRunner::apply(const min_energy::Decision& d, double) {
+  engine_.set_core_ceiling(static_cast<Level>(d.pair.core_level));
+  engine_.set_work_sensitivity(d.sensitivity.value);
+  core_hz_ = d.pair.core_hz;
+  sensitivity_ = d.sensitivity.value;
+  if (point_) point_->set_sensitivity(d.sensitivity.value);
+  if (uncore_ && d.pair.uncore_hz > 0) uncore_->set_all_hz(d.pair.uncore_hz);
+}
+
+void MinEnergyRunner::record(const min_energy::Decision& d) {
+  FrequencyPairEvent e;
+  e.t_s = d.t_s;
+  e.core_sensitivity = d.sensitivity.value.core;
+  e.uncore_sensitivity = d.sensitivity.value.uncore;
+  e.core_sensitivity_source = std::string(to_string(d.sensitivity.core_source));
+  e.uncore_sensitivity_source = std::string(to_string(d.sensitivity.uncore_source));
+  if (d.transaction_rate_per_s >= 0) e.transaction_rate_per_s = d.transaction_rate_per_s;
+  e.working = d.working;
+  e.waiting = d.waiting;
+  e.core_level = static_cast<int>(d.pair.core_level);
+  e.core_hz = d.pair.core_hz;
+  e.uncore_level = static_cast<int>(d.pair.uncore_level);
+  e.uncore_hz = d.pair.uncore_hz;
+  e.time_factor = d.pair.time_factor;
+  e.energy_ratio = d.pair.energy_ratio;
+  e.model = model_label_;
+  e.reason = d.reason;
+  events_.push_back(std::move(e));
+}
+
+void MinEnergyRunner::account(double now_s) {
+  const double dt = now_s - since_s_;
+  since_s_ = now_s;
+  if (!(dt > 0) || events_.empty()) return;  // nothing decided yet: nothing to weigh
+  uncore_s_at_hz_[uncore_hz_] += dt;
+  timed_s_ += dt;
+  core_hz_s_ += core_hz_ * dt;
+  core_share_s_ += sensitivity_.core * dt;
+  uncore_share_s_ += sensitivity_.uncore * dt;
+  if (uncore_hz_ > 0) {
+    uncore_hz_s_ += uncore_hz_ * dt;
+    uncore_timed_s_ += dt;
+  }
+}
+
+void MinEnergyRunner::finish(double now_s) {
+  if (finished_) return;
+  if (since_s_ >= 0) account(now_s);
+  finished_ = true;
+}
+
+std::vector<std::pair<double, double>> MinEnergyRunner::uncore_s_at_hz() const {
+  return {uncore_s_at_hz_.begin(), uncore_s_at_hz_.end()};
+}
+
+void MinEnergyRunner::fill_report(Report& r, const std::vector<std::string>& counter_lines) const {
+  r.frequency_pairs.insert(r.frequency_pairs.end(), events_.begin(), events_.end());
+  auto& p = r.parameters;
+  const min_energy::ControllerParams& cp = controller_.params();
+  p["max_time_loss"] = number(cp.max_time_loss);
+  p["min_energy_decisions"] = std::to_string(events_.size());
+  p["min_energy_model"] = model_label_;
+  std::set<std::string> core_sources, uncore_sources;
+  for (const FrequencyPairEvent& e : events_) {
+    core_sources.insert(e.core_sensitivity_source);
+    uncore_sources.insert(e.uncore_sensitivity_source);
+  }
+  auto joined = [](const std::set<std::string>& s) {
+    std::string out;
+    for (const auto& x : s) out += (out.empty() ? "" : ",") + x;
+    return out;
+  };
+  p["core_sensitivity_source"] = joined(core_sources);
+  p["uncore_sensitivity_source"] = joined(uncore_sources);
+  if (timed_s_ > 0) {
+    p["core_sensitivity"] = number(core_share_s_ / timed_s_);  // time-weighted over the decisions in force
+    p["uncore_sensitivity"] = number(uncore_share_s_ / timed_s_);
+    p["min_energy_core_hz_time_weighted"] = number(core_hz_s_ / timed_s_);
+  }
+  if (uncore_timed_s_ > 0) p["min_energy_uncore_hz_time_weighted"] = number(uncore_hz_s_ / uncore_timed_s_);
+  if (uncore_) {
+    p["uncore_control"] = std::string(uncore_->name());
+    p["uncore_transitions"] = std::to_string(uncore_->transitions());
+    for (const std::string& line : uncore_->failures()) r.notes.push_back("min-energy: uncore: " + line);
+  } else {
+    r.notes.push_back(
+        "min-energy: no uncore lever here (no uncore ladder, or RUBATO_UNCORE pins it): only the core "
+        "level of working workers is chosen");
+  }
+  if (cp.saturated_transaction_rate_per_s <= 0)
+    r.notes.push_back(
+        "min-energy: the profile gives no memory_transaction_rate_saturated_per_s, so counters are not "
+        "used for the work's uncore share");
+  for (const std::string& line : counter_lines) r.notes.push_back("min-energy: counters: " + line);
+}
+
+}  // namespace rubato

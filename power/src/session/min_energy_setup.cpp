@@ -1,0 +1,40 @@
+#include "rubato/power/session/min_energy_setup.hpp"
+
+#include "rubato/power/energy/power_model.hpp"
+
+namespace rubato {
+
+FrequencyModel min_energy_model(const MachineProfile& profile, const TempoLadder& ladder,
+                                const std::vector<double>& uncore_levels_hz, double fixed_uncore_hz) {
+  const PowerModel power(profile);
+  LevelPowers levels;
+  levels.core_hz = ladder.frequencies_hz();
+  for (double hz : levels.core_hz) {
+    levels.busy_w.push_back(power.busy_w(hz));
+    levels.idle_w.push_back(power.idle_w(hz));
+  }
+  levels.uncore_hz = uncore_levels_hz;
+  for (double hz : levels.uncore_hz) levels.uncore_w.push_back(power.uncore_w(hz));
+  levels.uncore_fixed_w = power.uncore_w(fixed_uncore_hz);
+  return FrequencyModel(std::move(levels), profile.memory_bandwidth_knee_hz.value_or(0));
+}
+
+min_energy::SensitivityFallbacks sensitivity_fallbacks(const Settings& settings, const MachineProfile& profile) {
+  min_energy::SensitivityFallbacks f;
+  if (settings.core_sensitivity >= 0) f.settings_core = settings.core_sensitivity;
+  else if (settings.beta >= 0) f.settings_core = settings.beta;
+  if (settings.uncore_sensitivity >= 0) f.settings_uncore = settings.uncore_sensitivity;
+  f.profile = {profile.beta, 0.0};
+  return f;
+}
+
+min_energy::ControllerParams min_energy_params(const Settings& settings, const MachineProfile& profile,
+                                               const TempoLadder& ladder, const std::vector<double>& uncore_levels_hz) {
+  min_energy::ControllerParams p(min_energy_model(profile, ladder, uncore_levels_hz, settings.uncore_hz));
+  p.max_time_loss = settings.max_time_loss;
+  p.fallbacks = sensitivity_fallbacks(settings, profile);
+  p.saturated_transaction_rate_per_s = profile.memory_transaction_rate_saturated_per_s.value_or(0);
+  return p;
+}
+
+}  // namespace rubato
