@@ -17,6 +17,8 @@
 #include "rubato/core/io/report.hpp"
 #include "rubato/core/tempo/tempo_ladder.hpp"
 #include "rubato/core/io/trace.hpp"
+#include "rubato/core/model/frequency_pair.hpp"
+#include "rubato/core/model/work_sensitivity.hpp"
 #include "rubato/power/machine/profile.hpp"
 #include "rubato/power/session/slack_setup.hpp"
 #include "rubato/sim/dag_spec.hpp"
@@ -54,17 +56,25 @@ const CommandSpec& simulate_spec() {
           {"placement", kHowToMeasure, "where workers sit", "P", "spread", "spread | compact"},
           {"steal-cost", kHowToMeasure, "time one steal takes", "T", "1us", "a time, e.g. 1us, 250ns (>= 1ns)"},
           {"min-dwell", kHowToMeasure, "least time between a domain's frequency changes", "T", "0", "a time up to 10s"},
-          {"uncore", kHowToMeasure, "uncore frequency in the energy model", "FREQ", "the profile's", "a frequency"},
+          {"uncore", kHowToMeasure, "pin the uncore: its power and the uncore-sensitive work's time", "FREQ",
+           "not set (eco moves it where the profile has an uncore ladder)", "a frequency"},
           {"slack-dwell", kHowToMeasure, "slack: wait before a waiting worker is slowed", "T",
            "10 transition latencies, at least 1ms", "a time 10us..10s"},
           {"beta", kHowToMeasure, "the workload's frequency sensitivity (time ~ f^-beta)", "B", "the profile's",
            "0..1"},
+          {"core-sensitivity", kHowToMeasure, "b_c: share of the work's time that scales with the core clock", "B",
+           "the profile's beta", "0..1 (as --beta; phases' beta= override it)"},
+          {"uncore-sensitivity", kHowToMeasure, "b_u: share of the work's time moving data through the uncore", "B",
+           "0", "0..1, with b_c + b_u <= 1 (phases' uncore= override it)"},
+          {"max-time-loss", kHowToMeasure, "min-energy (eco): the most time its core + uncore choice may add", "F",
+           "0.05", "a fraction 0..1 (0.05: 5 %)"},
           {"thresholds", kHowToMeasure, "HERMES workload thresholds K ([HERMES] §3.2)", "K", "2", "1..8"},
           {"profile-window", kHowToMeasure, "depth samples per profiling period M", "M", "16", "1..2^20"},
           {"sample-interval", kHowToMeasure, "one depth sample per worker per T", "T", "100us", "a time >= 1ns"},
           {"contention", kHowToMeasure, "memory-contention model", "C", "efs (when the profile has one)",
            "efs ([EFS] Eqs. 10-11) | none"},
-          {"control-interval", kHowToMeasure, "efs / affinity controllers' period", "T", "10ms", "a time >= 1us"},
+          {"control-interval", kHowToMeasure, "efs controller's and eco's core + uncore decision's period", "T",
+           "10ms", "a time >= 1us"},
           {"throttle", kHowToMeasure, "how efs stops a thread", "HOW", "preempt",
            "preempt (at once) | task (at the next task scheduling point)"},
           {"out", kWhereResultsGo, "one report file, or a directory of reports (rubato compare reads it)", "FILE|DIR",
@@ -97,6 +107,11 @@ struct SimulateOptions {
   double steal_cost_s = 1e-6;
   double min_dwell_s = 0;
   double uncore_hz = 0;       // --uncore: pinned uncore frequency, charged at the profile's uncore_power
+  double uncore_sensitivity = 0;  // --uncore-sensitivity: b_u of work that does not say
+  // The shares given on the command line: min-energy's settings (its
+  // RUBATO_CORE_SENSITIVITY / RUBATO_UNCORE_SENSITIVITY live).
+  std::optional<double> given_core, given_uncore;
+  double max_time_loss = kDefaultMaxTimeLoss;
   double slack_dwell_s = -1;  // --slack-dwell; <0: the profile's default (rubato/power/session/slack_setup.hpp)
   int thresholds = 2;
   std::uint32_t profile_window = 16;
@@ -135,7 +150,30 @@ void time_option(const Args& a, const std::string& name, double lo, const std::s
   extra_args += " --" + name + " " + *text;
 }
 
-// --profile, adjusted by --cores and --beta.
+// --beta / --core-sensitivity (the profile's default b_c) and --uncore-sensitivity (b_u).
+void read_sensitivity(const Args& a, SimulateOptions& o) {
+  const auto beta = a.value("beta");
+  const auto core = a.value("core-sensitivity");
+  if (beta && core) throw UsageError("give --beta or --core-sensitivity, not both (they are the same share, b_c)");
+  if (beta || core) {
+    const std::string name = beta ? "--beta" : "--core-sensitivity";
+    const std::string& value = beta ? *beta : *core;
+    o.profile.beta = parse_number(name, value, 0, 1);
+    o.given_core = o.profile.beta;
+    o.notes.push_back("default beta set to " + value + " (" + name + ")");
+    o.extra_args += " " + name + " " + value;
+  }
+  if (const auto u = a.value("uncore-sensitivity")) {
+    o.uncore_sensitivity = parse_number("--uncore-sensitivity", *u, 0, 1);
+    o.given_uncore = o.uncore_sensitivity;
+    o.extra_args += " --uncore-sensitivity " + *u;
+  }
+  if (const std::string error = sensitivity_error({o.profile.beta, o.uncore_sensitivity}); !error.empty())
+    throw UsageError("--uncore-sensitivity with " + std::string(beta || core ? "the given" : "the profile's") +
+                     " core sensitivity: " + error + " (set --core-sensitivity too)");
+}
+
+// --profile, adjusted by --cores, --beta and the sensitivities.
 void read_profile(const Args& a, SimulateOptions& o) {
   const auto profile_name = a.value("profile");
   if (!profile_name) throw UsageError("--profile is required (a name from power/profiles, or a JSON file)");
@@ -148,11 +186,7 @@ void read_profile(const Args& a, SimulateOptions& o) {
     o.notes.push_back("profile '" + o.profile.name + "' scaled to " + *cores + " cores (--cores)");
     o.extra_args += " --cores " + *cores;
   }
-  if (const auto beta = a.value("beta")) {
-    o.profile.beta = parse_number("--beta", *beta, 0, 1);
-    o.notes.push_back("default beta set to " + *beta + " (--beta)");
-    o.extra_args += " --beta " + *beta;
-  }
+  read_sensitivity(a, o);
 }
 
 // What the sweep compares: --workers, --policy and --freqs.
@@ -264,6 +298,10 @@ void read_control_options(const Args& a, SimulateOptions& o) {
     o.extra_args += " --contention " + *c;
   }
   time_option(a, "control-interval", 1e-6, "1us", 10, o.control_interval_s, o.extra_args);
+  if (const auto m = a.value("max-time-loss")) {
+    o.max_time_loss = parse_number("--max-time-loss", *m, 0, 1);
+    o.extra_args += " --max-time-loss " + *m;
+  }
   if (const auto t = a.value("throttle")) {
     if (*t == "preempt") o.throttle = sim::ThrottleMode::preempt;
     else if (*t == "task") o.throttle = sim::ThrottleMode::task;
@@ -325,13 +363,18 @@ struct SimInput {
 SimInput load_input(const SimulateOptions& o, double f_ref) {
   SimInput in;
   if (o.dag) {
-    in.program = sim::build_synthetic(*o.dag, f_ref, o.profile.beta);
+    try {
+      in.program = sim::build_synthetic(*o.dag, f_ref, WorkSensitivity{o.profile.beta, o.uncore_sensitivity});
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--dag: ") + e.what());
+    }
     in.workload_input = "--dag " + quoted(o.dag->text);
   } else {
     std::string error;
     const auto trace = read_trace(o.trace_path, error);
     if (!trace) throw std::runtime_error("--trace " + o.trace_path + ": " + error);
-    in.program = sim::build_trace_program(*trace, o.profile.beta, in.notes);
+    in.program =
+        sim::build_trace_program(*trace, WorkSensitivity{o.profile.beta, o.uncore_sensitivity}, in.notes);
     in.program.description = o.trace_path;
     in.workload_input = "--trace " + quoted(o.trace_path);
   }
@@ -382,6 +425,9 @@ sim::SimOptions sim_options(const SimulateOptions& o, const Combination& c, cons
   if (o.contention) so.contention = &efs_contention;
   so.control_interval_s = o.control_interval_s;
   so.throttle = o.throttle;
+  so.min_energy.max_time_loss = o.max_time_loss;
+  so.min_energy.core_sensitivity = o.given_core;
+  so.min_energy.uncore_sensitivity = o.given_uncore;
   return so;
 }
 

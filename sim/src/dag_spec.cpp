@@ -199,6 +199,7 @@ using K = PhaseKind;
 constexpr PhaseKey kPhaseKeys[] = {
     {kEveryKind, "jitter", [](PhaseSpec& s, const KeyValue& kv) { s.jitter = kv.number(0, 1); }},
     {kEveryKind, "beta", [](PhaseSpec& s, const KeyValue& kv) { s.beta = kv.number(0, 1); }},
+    {kEveryKind, "uncore", [](PhaseSpec& s, const KeyValue& kv) { s.uncore = kv.number(0, 1); }},
     {kEveryKind, "bus", [](PhaseSpec& s, const KeyValue& kv) { s.bus = kv.number(0, 1); }},
     {kEveryKind, "solo", [](PhaseSpec& s, const KeyValue& kv) { s.bus = kv.number(0, 1); }},
     {kEveryKind, "seed",
@@ -229,7 +230,8 @@ void set_key(PhaseSpec& s, std::string_view key, std::string_view v, const Phase
   for (const PhaseKey& k : kPhaseKeys) {
     if (k.key == key && (k.kinds & kind_set({s.kind}))) return k.set(s, KeyValue{key, v, p});
   }
-  p.fail(key, std::string("unknown key; expected ") + keys_of(s.kind) + ", jitter, beta, bus/solo, seed or rep");
+  p.fail(key,
+         std::string("unknown key; expected ") + keys_of(s.kind) + ", jitter, beta, uncore, bus/solo, seed or rep");
 }
 
 PhaseSpec parse_phase(std::string_view text, std::size_t index) {
@@ -246,7 +248,8 @@ PhaseSpec parse_phase(std::string_view text, std::size_t index) {
     const auto eq = item.find('=');
     if (eq == std::string_view::npos) {
       if (main_seen || i != 1 || !has_main_argument(s.kind))
-        p.fail(item, std::string("expected key=value (") + keys_of(s.kind) + ", jitter, beta, bus/solo, seed, rep)");
+        p.fail(item, std::string("expected key=value (") + keys_of(s.kind) +
+                         ", jitter, beta, uncore, bus/solo, seed, rep)");
       set_main(s, item, p);
       main_seen = true;
       continue;
@@ -257,6 +260,9 @@ PhaseSpec parse_phase(std::string_view text, std::size_t index) {
     set_key(s, key, value, p);
     if (s.kind == PhaseKind::mem && key == "tasks") main_seen = true;  // mem:tasks=N is mem:N
   }
+  if (s.beta && s.uncore && *s.beta + *s.uncore > 1 + 1e-9)
+    p.fail(text, "beta + uncore must be at most 1 (the shares of the work's time that scale with the core and "
+                 "with the uncore clock)");
   if (!main_seen && has_main_argument(s.kind)) {
     if (s.kind == PhaseKind::serial && (s.work.ns > 0 || s.work.cycles > 0)) return s;
     p.fail(text, s.kind == PhaseKind::serial ? "expected serial:<time>" : "expected <kind>:<N> (the size)");

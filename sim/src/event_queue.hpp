@@ -7,7 +7,15 @@
 
 namespace rubato::sim::detail {
 
-enum class EventKind : std::uint8_t { segment_end, steal_end, dvfs_accept, dvfs_apply, control, slack_sweep };
+enum class EventKind : std::uint8_t {
+  segment_end,
+  steal_end,
+  dvfs_accept,
+  dvfs_apply,
+  control,
+  slack_sweep,
+  min_energy_step,  // min-energy's periodic core + uncore decision
+};
 
 struct Event {
   std::uint64_t t = 0;

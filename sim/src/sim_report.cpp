@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "rubato/core/tempo/tempo_ladder.hpp"
 #include "rubato/core/version.hpp"
 
 namespace rubato::sim {
@@ -33,6 +34,37 @@ void add_parameters(Report& rep, const SimOptions& o, const std::string& workloa
   if (o.engine.policy.efs) {
     rep.parameters["control_interval_s"] = text(o.control_interval_s);
     rep.parameters["throttle"] = to_string(o.throttle);
+  }
+}
+
+// The uncore and eco's min-energy part: how the uncore was set, what it did,
+// and the core ceiling. Only where the uncore is modelled (a ladder or a pin)
+// or the min-energy part ran, so that other runs' reports stay as they were.
+void add_uncore(Report& rep, const SimResult& r, const SimOptions& o) {
+  const bool min_energy = o.engine.policy.min_energy;
+  if (r.uncore_modelled) {
+    const bool moved = r.uncore_controlled;
+    rep.parameters["uncore"] = o.uncore_hz > 0 ? "pinned at " + format_frequency(o.uncore_hz)
+                               : moved        ? "min-energy: the uncore level of least modelled energy"
+                                              : "not set: time as at the fastest level, power the profile's uncore_w";
+    if (moved) {
+      rep.parameters["uncore_min_interval_s"] = text(uncore_transition_latency_s(o.profile));
+      rep.parameters["uncore_min_interval_source"] = uncore_transition_latency_source(o.profile);
+    }
+    rep.external["sim.uncore_mean_hz"] = r.uncore_mean_hz;
+    rep.external["sim.uncore_transitions"] = static_cast<double>(r.uncore_transitions);
+    for (const auto& [hz, ns] : r.uncore_time) {
+      const std::string level = hz > 0 ? "at_" + format_frequency(hz) : "not_set";
+      rep.external["sim.uncore_" + level + "_s"] = static_cast<double>(ns) * 1e-9;
+    }
+  }
+  if (min_energy) {
+    rep.frequency_pairs = r.frequency_pairs;
+    rep.parameters["min_energy_interval_s"] = text(o.control_interval_s);
+    rep.parameters["max_time_loss"] = text(o.min_energy.max_time_loss);
+    rep.external["sim.min_energy_steps"] = static_cast<double>(r.min_energy_steps);
+    rep.external["sim.core_ceiling_changes"] = static_cast<double>(r.core_ceiling_changes);
+    rep.external["sim.core_ceiling_mean_hz"] = r.core_ceiling_mean_hz;
   }
 }
 
@@ -72,6 +104,8 @@ void add_sim_figures(Report& rep, const SimResult& r, const SimOptions& o) {
     if (r.busy_count_ns[n])
       rep.external["sim.busy_cores_" + std::to_string(n) + "_s"] = static_cast<double>(r.busy_count_ns[n]) * 1e-9;
   if (o.engine.policy.efs) rep.external["sim.control_steps"] = static_cast<double>(r.control_steps);
+  rep.external["sim.busy_core_cycles"] = r.busy_core_cycles;
+  add_uncore(rep, r, o);
 }
 
 }  // namespace

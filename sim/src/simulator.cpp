@@ -14,8 +14,11 @@
 #include "rubato/core/counters/counter_sample.hpp"
 #include "rubato/core/efs/efs_controller.hpp"
 #include "rubato/core/efs/efs_model.hpp"
+#include "rubato/core/model/time_model.hpp"
 #include "rubato/power/energy/power_model.hpp"
 #include "rubato/power/session/slack_setup.hpp"
+#include "sim_min_energy.hpp"
+#include "sim_uncore.hpp"
 #include "work_deque.hpp"
 
 namespace rubato::sim {
@@ -55,6 +58,7 @@ struct Worker {
   bool frozen = false;      // stopped mid-segment: `remaining` resumes when it runs again
   double ctr_accesses = 0;  // this interval's simulated memory accesses
   std::uint64_t ctr_busy_ns = 0, ctr_mark = 0;
+  std::uint64_t transactions_mark = 0;  // min-energy: the running work counted up to here
 };
 
 // A clock domain's frequency: requested by the engine, accepted (rate
@@ -86,7 +90,7 @@ struct Simulation::Impl final : TempoActuator {
   void end_segment(Worker& w);
   void schedule_segment_end(Worker& w);
   void rerate(Worker& w);
-  double rate_of(const Worker& w, double beta) const noexcept;
+  double rate_of(const Worker& w, const WorkClass& wc) const noexcept;
   void look_for_victims(Worker& w);
   void schedule_sweep(std::uint64_t at);
   void sweep();
@@ -99,8 +103,18 @@ struct Simulation::Impl final : TempoActuator {
   void push_local(Worker& w, Frame* f);
   Frame* make_frame(const Step& s, Frame* parent);
   void resume(Worker& w, Frame* f);
+  void request_hz(DomainId d, double hz);
   void accept(DomainId d);
   void apply(DomainId d);
+  void setup_min_energy();
+  CostModel guard_model(const EngineOptions& eo) const;
+  void bank_transactions(Worker& w);
+  void min_energy_step();
+  void apply_decision(const min_energy::Decision& d);
+  void bank_ceiling();
+  void request_uncore(std::size_t level);
+  void uncore_changed();
+  void finalize_uncore();
   void update_speeds();
   void bank_counters(Worker& w);
   void control_step();
@@ -156,6 +170,13 @@ struct Simulation::Impl final : TempoActuator {
   std::vector<WorkerId> scratch_running;
   std::optional<efs::EfsController> efs;
   std::uint64_t control_ns = 0;
+  // The uncore and the time model's reference setting; min-energy (eco).
+  detail::SimUncore uncore;
+  ReferenceSetting reference;
+  std::optional<detail::SimMinEnergy> min_energy_control;
+  double ceiling_hz = 0;  // min-energy's core ceiling
+  std::uint64_t ceiling_since = 0;
+  double ceiling_hz_ns = 0;  // ∫ ceiling dt
   std::uint64_t last_progress_ns = 0;  // a control step last saw a worker run or steal
   // slack / guarded: the session's sweeper thread. It wakes when the earliest
   // known wait reaches the dwell, and sees a new wait within a dwell, so it
@@ -185,8 +206,7 @@ Simulation::Impl::Impl(SimOptions o, const Program& p)
   // The simulator models DVFS latency itself (accept, then apply): the engine
   // must not add its own to a raise.
   eo.raise_latency_ns = 0;
-  if (eo.policy.guarded && eo.cost.busy_w.empty())
-    eo.cost = cost_model_for(opt.profile, Engine::ladder_for(eo), opt.profile.beta, opt.uncore_hz);
+  if (eo.policy.guarded && eo.cost.busy_w.empty()) eo.cost = guard_model(eo);
   eo.worker_domain.clear();
   for (int core : result.worker_core) eo.worker_domain.push_back(domain_of_core(opt.profile, core));
   engine = std::make_unique<Engine>(eo, clock, *this);
@@ -225,12 +245,47 @@ Simulation::Impl::Impl(SimOptions o, const Program& p)
     for (const Worker& w : workers) efs->add_target(w.id, 0);
     control_ns = to_ns(opt.control_interval_s);
   }
+  setup_min_energy();
+}
+
+// The uncore (pinned, not set or moved by min-energy), the time model's
+// reference setting, and min-energy's controller over the run's levels.
+void Simulation::Impl::setup_min_energy() {
+  const bool on = opt.engine.policy.min_energy;
+  uncore = detail::SimUncore(opt.profile, opt.uncore_hz, on, clock);
+  reference.core_hz = f_ref;
+  reference.uncore_hz = uncore.ladder().fastest_hz();
+  reference.memory_bandwidth_knee_hz = opt.profile.memory_bandwidth_knee_hz.value_or(0);
+  if (!on) return;
+  if (!(opt.control_interval_s >= 1e-6))
+    throw std::invalid_argument("simulator: the control interval must be at least 1us");
+  min_energy_control.emplace(opt, engine->ladder(), uncore.controlled() ? uncore.ladder() : UncoreLadder{});
+  control_ns = to_ns(opt.control_interval_s);
+  ceiling_hz = engine->ladder().max_hz();
+}
+
+// The guard's model: the profile's powers on the run's ladder, the work's
+// sensitivities as min-energy has them before its first decision, and the
+// uncore levels min-energy may set (none otherwise: b_u = 0 and no level
+// decide as the β model's guard).
+CostModel Simulation::Impl::guard_model(const EngineOptions& eo) const {
+  const WorkSensitivity work{opt.min_energy.core_sensitivity.value_or(opt.profile.beta),
+                             opt.min_energy.uncore_sensitivity.value_or(0.0)};
+  std::vector<double> levels;
+  if (eo.policy.min_energy && opt.uncore_hz <= 0) levels = UncoreLadder::from_profile(opt.profile).levels_hz();
+  return cost_model_for(opt.profile, Engine::ladder_for(eo), work, levels, opt.uncore_hz);
 }
 
 // ---- frequency ------------------------------------------------------------------
 
 void Simulation::Impl::domain_level_changed(DomainId d, Level, double hz, std::uint64_t) noexcept {
   if (d >= domains.size()) return;  // a domain without simulated workers
+  request_hz(d, hz);
+}
+
+// The domain should run at `hz`: accepted now or after the dwell, applied
+// after the transition latency.
+void Simulation::Impl::request_hz(DomainId d, double hz) {
   SimDomain& dom = domains[d];
   dom.wanted_hz = hz;
   // A raise is never held for the dwell, as in the live applier (power/
@@ -270,9 +325,13 @@ void Simulation::Impl::apply(DomainId d) {
 
 // ---- segments -------------------------------------------------------------------
 
-double Simulation::Impl::rate_of(const Worker& w, double beta) const noexcept {
+// T(f, fu) / T(reference) of the one model (time_model.hpp), the core part
+// in the β model's own form so that b_u = 0 gives today's rates bit for bit.
+double Simulation::Impl::rate_of(const Worker& w, const WorkClass& wc) const noexcept {
   const double f = domains[w.domain].applied_hz;
-  return w.speed / (beta * f_ref / f + (1 - beta));
+  double stretch = wc.beta * f_ref / f + (1 - wc.beta);
+  if (wc.uncore != 0) stretch += wc.uncore * (uncore_time_stretch(uncore.hz(), reference) - 1.0);
+  return w.speed / stretch;
 }
 
 void Simulation::Impl::schedule_segment_end(Worker& w) {
@@ -282,11 +341,12 @@ void Simulation::Impl::schedule_segment_end(Worker& w) {
 
 void Simulation::Impl::start_segment(Worker& w, double ref_ns) {
   bank_counters(w);
+  bank_transactions(w);
   w.in_segment = true;
   w.remaining = ref_ns;
   w.mark = now;
   w.speed = 1;
-  w.rate = rate_of(w, w.current->shape->work_class().beta);
+  w.rate = rate_of(w, w.current->shape->work_class());
   meter.set_busy(w.id, true, now);
   schedule_segment_end(w);
   if (contention_active) update_speeds();
@@ -294,6 +354,7 @@ void Simulation::Impl::start_segment(Worker& w, double ref_ns) {
 
 void Simulation::Impl::end_segment(Worker& w) {
   bank_counters(w);
+  bank_transactions(w);
   w.in_segment = false;
   w.remaining = 0;
   meter.set_busy(w.id, false, now);
@@ -304,9 +365,10 @@ void Simulation::Impl::end_segment(Worker& w) {
 // made at the old rate and reschedule its end at the new one.
 void Simulation::Impl::rerate(Worker& w) {
   if (!w.in_segment) return;
+  bank_transactions(w);
   w.remaining = std::max(0.0, w.remaining - static_cast<double>(now - w.mark) * w.rate);
   w.mark = now;
-  w.rate = rate_of(w, w.current->shape->work_class().beta);
+  w.rate = rate_of(w, w.current->shape->work_class());
   schedule_segment_end(w);
 }
 
@@ -326,10 +388,11 @@ void Simulation::Impl::update_speeds() {
     if (s == w.speed) continue;
     // Bank progress (and memory traffic) at the old speed first.
     bank_counters(w);
+    bank_transactions(w);
     w.remaining = std::max(0.0, w.remaining - static_cast<double>(now - w.mark) * w.rate);
     w.mark = now;
     w.speed = s;
-    w.rate = rate_of(w, w.current->shape->work_class().beta);
+    w.rate = rate_of(w, w.current->shape->work_class());
     schedule_segment_end(w);
   }
 }
@@ -618,6 +681,7 @@ void Simulation::Impl::throttle(Worker& w) {
 void Simulation::Impl::stop(Worker& w) {
   if (w.in_segment) {
     bank_counters(w);
+    bank_transactions(w);
     w.remaining = std::max(0.0, w.remaining - static_cast<double>(now - w.mark) * w.rate);
     w.mark = now;
     w.in_segment = false;
@@ -644,6 +708,88 @@ void Simulation::Impl::unthrottle(Worker& w) {
   dispatch(w);
 }
 
+// ---- min-energy (eco) -----------------------------------------------------------
+
+// Work done since the last call, for the simulated memory-transaction counters.
+// Called before a worker's rate changes, and at each step.
+void Simulation::Impl::bank_transactions(Worker& w) {
+  if (min_energy_control && w.in_segment) {
+    const double reference_ns = static_cast<double>(now - w.transactions_mark) * w.rate;
+    min_energy_control->add_work(reference_ns, w.current->shape->work_class());
+  }
+  w.transactions_mark = now;
+}
+
+// One interval of the live controller's, carried out as the live runner does.
+void Simulation::Impl::min_energy_step() {
+  for (Worker& w : workers) bank_transactions(w);
+  ++result.min_energy_steps;
+  const double now_s = static_cast<double>(now) * 1e-9;
+  const double interval_s = static_cast<double>(control_ns) * 1e-9;
+  if (const auto d = min_energy_control->step(now_s, interval_s, engine->activity())) apply_decision(*d);
+  if (uncore.apply_due(now)) uncore_changed();  // a setting the rate limit held back, now due
+  if (uncore.controlled())
+    engine->set_uncore_level(static_cast<int>(uncore.ladder().nearest_level(uncore.hz())));
+  events.push(now + control_ns, EventKind::min_energy_step, 0);
+}
+
+// The engine's core ceiling (every domain runs at the slower of its tempo
+// level and the ceiling, through the DVFS model), the work's sensitivities
+// for the guard, the uncore's level; and the record.
+void Simulation::Impl::apply_decision(const min_energy::Decision& d) {
+  result.frequency_pairs.push_back(detail::to_event(d, "simulated:" + opt.profile.name));
+  if (d.pair.core_hz != ceiling_hz) {
+    bank_ceiling();
+    ceiling_hz = d.pair.core_hz;
+    ++result.core_ceiling_changes;
+  }
+  engine->set_core_ceiling(static_cast<Level>(d.pair.core_level));
+  engine->set_work_sensitivity(d.sensitivity.value);
+  if (uncore.controlled() && d.pair.uncore_hz > 0) request_uncore(uncore.ladder().nearest_level(d.pair.uncore_hz));
+}
+
+void Simulation::Impl::bank_ceiling() {
+  ceiling_hz_ns += ceiling_hz * static_cast<double>(now - ceiling_since);
+  ceiling_since = now;
+}
+
+// Asked of the uncore lever; held by its rate limit, it lands at the first
+// step after it falls due, as the live runner applies it.
+void Simulation::Impl::request_uncore(std::size_t level) {
+  if (uncore.request(level, now)) uncore_changed();
+}
+
+// Work that slows with the uncore runs at the new rate from now.
+void Simulation::Impl::uncore_changed() {
+  result.uncore_changes.emplace_back(now, uncore.hz());
+  for (Worker& w : workers)
+    if (w.in_segment && w.current->shape->work_class().uncore != 0) rerate(w);
+}
+
+// The uncore's energy at the frequency it had over time, and what the report
+// says of it and of the core ceiling.
+void Simulation::Impl::finalize_uncore() {
+  uncore.close(now);
+  result.uncore_modelled = uncore.pinned() || !uncore.ladder().empty();
+  result.uncore_controlled = uncore.controlled();
+  result.uncore_time = uncore.time_at_hz();
+  result.uncore_transitions = uncore.transitions();
+  result.uncore_energy_j = 0;
+  double hz_ns = 0;
+  for (const auto& [hz, ns] : result.uncore_time) {
+    result.uncore_energy_j += power.uncore_w(hz) * static_cast<double>(ns) * 1e-9;
+    hz_ns += uncore.effective_hz(hz) * static_cast<double>(ns);
+  }
+  const auto span = static_cast<double>(result.makespan_ns);
+  result.uncore_mean_hz = span > 0 ? hz_ns / span : uncore.effective_hz(uncore.hz());
+  if (min_energy_control) {
+    bank_ceiling();
+    result.core_ceiling_mean_hz = span > 0 ? ceiling_hz_ns / span : ceiling_hz;
+  }
+  for (const auto& core : result.core_time)
+    for (const CoreTime& t : core) result.busy_core_cycles += t.hz * static_cast<double>(t.busy_ns) * 1e-9;
+}
+
 // ---- the run --------------------------------------------------------------------
 
 void Simulation::Impl::run() {
@@ -661,6 +807,7 @@ void Simulation::Impl::run() {
   ev_task_begin(workers[0]);
   for (Worker& w : workers) dispatch(w);
   if (efs) events.push(control_ns, EventKind::control, 0);
+  if (min_energy_control) events.push(control_ns, EventKind::min_energy_step, 0);
 
   while (!finished) {
     if (events.empty()) throw std::logic_error("simulator: no pending event before the program finished");
@@ -688,6 +835,7 @@ void Simulation::Impl::run() {
       case EventKind::slack_sweep:
         if (e.gen == sweep_gen) sweep();
         break;
+      case EventKind::min_energy_step: min_energy_step(); break;
     }
   }
   finalize();
@@ -706,7 +854,7 @@ void Simulation::Impl::finalize() {
     for (const CoreTime& t : core)
       result.core_energy_j += power.busy_w(t.hz) * static_cast<double>(t.busy_ns) * 1e-9 +
                               power.idle_w(t.hz) * static_cast<double>(t.idle_ns) * 1e-9;
-  result.uncore_energy_j = power.uncore_w(opt.uncore_hz) * static_cast<double>(result.makespan_ns) * 1e-9;
+  finalize_uncore();
   result.energy_j = result.core_energy_j + result.uncore_energy_j;
   result.busy_count_ns = meter.busy_count_ns();
   if (!opt.profile.active_cores_power_w.empty()) {

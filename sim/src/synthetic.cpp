@@ -201,7 +201,25 @@ class SequenceShape final : public Shape {
 
 }  // namespace
 
+namespace {
+
+// A phase's work class: its own keys, else the defaults; b_c + b_u checked.
+WorkClass work_class_of(const PhaseSpec& p, const WorkSensitivity& defaults) {
+  const WorkClass wc{p.beta.value_or(defaults.core), p.bus, p.uncore.value_or(defaults.uncore)};
+  if (const std::string error = sensitivity_error(wc.sensitivity()); !error.empty())
+    throw std::invalid_argument("synthetic DAG: '" + p.text + "': " + error +
+                                " (beta= and uncore= set them per phase; the defaults come from the profile's beta, "
+                                "--core-sensitivity and --uncore-sensitivity)");
+  return wc;
+}
+
+}  // namespace
+
 Program build_synthetic(const DagSpec& spec, double reference_hz, double default_beta) {
+  return build_synthetic(spec, reference_hz, WorkSensitivity{default_beta, 0.0});
+}
+
+Program build_synthetic(const DagSpec& spec, double reference_hz, const WorkSensitivity& defaults) {
   if (!(reference_hz > 0)) throw std::invalid_argument("synthetic DAG: reference frequency must be positive");
   Program prog;
   prog.description = spec.text;
@@ -211,7 +229,7 @@ Program build_synthetic(const DagSpec& spec, double reference_hz, double default
     return prog.shapes.back().get();
   };
   for (const PhaseSpec& p : spec.phases) {
-    const WorkClass wc{p.beta.value_or(default_beta), p.bus};
+    const WorkClass wc = work_class_of(p, defaults);
     const double work = p.work.ns_at(reference_hz);
     const double node = p.node.ns_at(reference_hz);
     SequenceShape::Phase phase{nullptr, 0, 0};

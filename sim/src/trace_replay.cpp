@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 
 namespace rubato::sim {
 namespace {
@@ -210,6 +211,14 @@ void note_approximations(std::vector<std::string>& notes, const Trace& trace, co
 }  // namespace
 
 Program build_trace_program(const Trace& trace, double beta, std::vector<std::string>& notes, TraceProgramInfo* info) {
+  return build_trace_program(trace, WorkSensitivity{beta, 0.0}, notes, info);
+}
+
+Program build_trace_program(const Trace& trace, const WorkSensitivity& sensitivity, std::vector<std::string>& notes,
+                            TraceProgramInfo* info) {
+  if (const std::string error = sensitivity_error(sensitivity); !error.empty())
+    throw std::invalid_argument("trace replay: " + error);
+  const double beta = sensitivity.core;
   TraceProgramInfo local;
   TraceProgramInfo& in = info ? *info : local;
   in = TraceProgramInfo{};
@@ -233,7 +242,8 @@ Program build_trace_program(const Trace& trace, double beta, std::vector<std::st
 
   Program prog;
   prog.description = "trace";
-  prog.shapes.push_back(std::make_unique<TraceShape>(WorkClass{beta, 0.0}, std::move(b.ops_), std::move(b.start_)));
+  const WorkClass work_class{beta, 0.0, sensitivity.uncore};
+  prog.shapes.push_back(std::make_unique<TraceShape>(work_class, std::move(b.ops_), std::move(b.start_)));
   prog.root = prog.shapes.back().get();
   prog.root_a = static_cast<std::int64_t>(trace.tasks.size());
   return prog;

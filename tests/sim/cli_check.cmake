@@ -55,6 +55,20 @@ elseif(CASE STREQUAL "EfsSameSeedSameBytes")
   if(NOT rc EQUAL 2 OR at EQUAL -1)
     message(FATAL_ERROR "expected a usage error: efs on a profile without µ (exit ${rc}): ${err}")
   endif()
+elseif(CASE STREQUAL "UncoreSameSeedSameBytes")
+  # eco on the fitted profile moves the core ceiling and the uncore, reproducibly,
+  # and the report says so; an uncore share the core share leaves no room for is refused.
+  set(expect "\"source\": \"simulated:haswell-e5-2650v3\"" "sim.uncore_mean_hz" "sim.uncore_transitions"
+             "\"frequency_pairs\"" "\"uncore_sensitivity_source\": \"counters\"")
+  same_bytes_twice(expect --profile haswell-e5-2650v3 --workers 20 --dag "loop:2000:grain=1:iter=1ms:rep=2"
+                   --core-sensitivity 0.07 --uncore-sensitivity 0.73 --freqs 2.3GHz,1.9GHz,1.5GHz,1.2GHz
+                   --policy eco --seed 2 --quiet)
+  execute_process(COMMAND ${RUBATO} simulate --profile haswell-e5-2650v3 --workers 2 --dag fib:10 --policy eco
+                          --uncore-sensitivity 0.5 RESULT_VARIABLE rc ERROR_VARIABLE err)
+  string(FIND "${err}" "--uncore-sensitivity" at)
+  if(NOT rc EQUAL 2 OR at EQUAL -1)
+    message(FATAL_ERROR "expected a usage error naming --uncore-sensitivity (exit ${rc}): ${err}")
+  endif()
 elseif(CASE STREQUAL "BadSpecNamesToken")
   execute_process(COMMAND ${RUBATO} simulate --profile opteron-6378 --workers 2 --dag "loop:1e6:grian=4" --policy hermes
                   RESULT_VARIABLE rc ERROR_VARIABLE err)

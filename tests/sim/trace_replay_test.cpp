@@ -111,3 +111,23 @@ TEST_CASE("Sim.TraceReplay.RegionsBecomePhases", "[sim][trace]") {
   CHECK(later.phases == 2);
   CHECK(r.makespan_ns == 26000 + 3000);
 }
+
+TEST_CASE("Sim.TraceReplay.UncoreShareSlowsTheReplayBelowTheKnee", "[sim][trace][uncore]") {
+  // The recording is taken to have run with the uncore at its fastest. With
+  // b_c 0.5 and b_u 0.4: 28.5 us at the reference (as beta = 0.5 above); the
+  // uncore pinned at 1 GHz, half the knee of 2 GHz, doubles the uncore part:
+  // every segment takes 1 + 0.4 x (2 - 1) = 1.4 times as long.
+  Trace tr = recorded();
+  std::vector<std::string> notes;
+  const Program prog = build_trace_program(tr, WorkSensitivity{0.5, 0.4}, notes);
+  MachineProfile p = two_level_profile(4);
+  p.uncore_power = {{3e9, 20.0}, {1e9, 10.0}};
+  p.memory_bandwidth_knee_hz = 2e9;
+  SimOptions o = options(p, 1, "baseline");
+  o.model = SpawnModel::omp;
+  o.uncore_hz = 3e9;
+  CHECK(Simulation(o, prog).run().makespan_ns == 28500);
+  o.uncore_hz = 1e9;
+  CHECK(Simulation(o, prog).run().makespan_ns == 39900);
+  CHECK_THROWS_AS(build_trace_program(tr, WorkSensitivity{0.7, 0.4}, notes), std::invalid_argument);
+}

@@ -15,8 +15,11 @@
 //                                                        memory-bound program; solo= defaults to 1
 //                                                        (the whole bus, clamped by the EFS model)
 //   pbbs:NAME    knn | ray | sort | compare | hull       PBBS-shaped mixes (pbbs_presets.cpp)
-//   keys every kind accepts: jitter= (work x U[1-j, 1+j]), beta= (frequency-sensitive
-//   fraction, default: the profile's), bus= or solo= (solo memory-bus utilisation in
+//   keys every kind accepts: jitter= (work x U[1-j, 1+j]), beta= (b_c, the share of the
+//   work's time that scales with the core clock; default: the profile's), uncore= (b_u,
+//   the share that moves data at the memory system's bandwidth and so slows with the
+//   uncore clock below the profile's knee; default 0, or --uncore-sensitivity; beta +
+//   uncore <= 1; rubato/core/model/time_model.hpp), bus= or solo= (solo memory-bus utilisation in
 //   [0, 1], [EFS] b_i; default 0 except mem; contention between tasks that use the
 //   bus follows the EFS model, efs_contention.hpp),
 //   seed= (the DAG's own randomness), rep= (run the phase K times)
@@ -60,7 +63,8 @@ struct PhaseSpec {
   WorkAmount post;               // dc post-sync
   // Common.
   double jitter = 0;
-  std::optional<double> beta;  // unset: the profile's
+  std::optional<double> beta;    // b_c; unset: the default (the profile's)
+  std::optional<double> uncore;  // b_u; unset: the default (0)
   double bus = 0;
   std::uint64_t seed = 0;
   int rep = 1;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "rubato/core/base/types.hpp"
+#include "rubato/core/model/work_sensitivity.hpp"
 
 namespace rubato::sim {
 
@@ -30,10 +31,15 @@ struct Frame {
   bool returned = false;       // finished, but children still outstanding (traces only)
 };
 
-// How a piece of work responds to frequency and to memory contention.
+// How a piece of work responds to core and uncore frequency and to memory
+// contention: its time at core f and uncore fu is w · T(f, fu) / T(reference)
+// of the one model (rubato/core/model/time_model.hpp), w (beta f_ref/f + 1 −
+// beta) when uncore = 0.
 struct WorkClass {
-  double beta = 1.0;  // frequency-sensitive fraction: time = w (beta f_ref/f + 1 - beta)
-  double bus = 0.0;   // solo memory-bus utilisation ([EFS] b_i), for the contention model
+  double beta = 1.0;    // b_c, the core-sensitive share (the β of the β model)
+  double bus = 0.0;     // solo memory-bus utilisation ([EFS] b_i), for the contention model
+  double uncore = 0.0;  // b_u, the share moving data at the memory system's bandwidth
+  WorkSensitivity sensitivity() const noexcept { return {beta, uncore}; }
 };
 
 struct Step {

@@ -19,16 +19,31 @@
 //    a uniformly random other worker (seeded), examined `steal_cost` later,
 //    retried until one succeeds. While every deque is empty, attempts are
 //    accounted in bulk (same outcome, fewer events).
-//  - Work is given at the reference (profile's fastest) frequency f_ref; at
-//    frequency f a segment takes w (beta f_ref / f + 1 - beta) (docs/design.md
-//    "Emulator"), divided by its contention speed (contention.hpp).
+//  - Work is given at the reference setting: the profile's fastest core
+//    frequency f_ref, the uncore at the fastest level of its ladder. At core
+//    f and uncore fu a segment of work class (b_c, b_u) takes
+//    w · T(f, fu) / T(reference) of the one model (rubato/core/model/
+//    time_model.hpp): w (b_c f_ref / f + 1 − b_c) + w b_u (g(fu) − 1), which
+//    is today's β model bit for bit when b_u = 0; divided by its contention
+//    speed (contention.hpp).
 //  - A domain's frequency request takes effect transition_latency_s later;
 //    with min_dwell_s > 0, requests closer than that are coalesced (latest wins).
+//  - The uncore is one level for all workers (sim/src/sim_uncore.hpp): pinned
+//    (uncore_hz), not set (time as at its fastest, power the profile's
+//    uncore_w), or moved by eco's min-energy part from its fastest, its
+//    changes at most one per uncore transition latency (the live back-end's
+//    rate limit). Work running when it changes is re-rated.
 //  - Energy: each hosted core's busy and idle time at each applied frequency,
-//    times the profile's busy_w / idle_w, plus uncore_w over the makespan. A
+//    times the profile's busy_w / idle_w, plus the uncore's power at the
+//    frequency it had over time (uncore_power; the constant uncore_w where it
+//    was not set or the profile has no table). A
 //    core whose worker the efs controller stopped is halted and adds nothing
 //    ([EFS] Eq. 13: power counts active cores only). With the profile's
 //    P0..Pn, the Eq. 13 system energy ∫ Power(busy cores) dt is given too.
+//  - min-energy (eco has it; sim/src/sim_min_energy.hpp): every control
+//    interval the live controller's decision picks the working workers' core
+//    level — the engine's core ceiling, applied through the same DVFS model —
+//    and the uncore level.
 //  - Policy efs ([EFS] §4; also hermes+efs): core's efs::EfsController runs
 //    every control interval on simulated counters — each worker's memory
 //    accesses µ ∫ u_i dt (u_i = Eq. 11 speed × b_i, Eq. 4) and busy time, the
@@ -38,9 +53,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "rubato/core/io/report.hpp"
+#include "rubato/core/model/frequency_pair.hpp"
 #include "rubato/core/tempo/engine.hpp"
 #include "rubato/power/machine/profile.hpp"
 #include "rubato/sim/contention.hpp"
@@ -75,8 +94,20 @@ struct SimOptions {
   const ContentionModel* contention = nullptr;  // nullptr: no contention
   // efs (engine.policy.efs): the controller's period and how workers stop.
   // The profile must give memory_accesses_per_s (µ) and active_cores_power_w.
-  double control_interval_s = 0.01;  // RUBATO_CONTROL_INTERVAL's default
+  double control_interval_s = 0.01;  // RUBATO_CONTROL_INTERVAL's default; also min_energy's period
   ThrottleMode throttle = ThrottleMode::preempt;
+  // min-energy (engine.policy.min_energy; eco has it): every
+  // control_interval_s, the working workers' core ceiling and the uncore
+  // level of least modelled energy within max_time_loss (RUBATO_MAX_TIME_LOSS
+  // live). The sensitivities the simulated user gave it (RUBATO_CORE_SENSITIVITY,
+  // RUBATO_UNCORE_SENSITIVITY live; unset: the profile's β, b_u 0), after
+  // simulated counters where the profile has the counter relation; the cost
+  // guard's model takes them too.
+  struct MinEnergy {
+    double max_time_loss = kDefaultMaxTimeLoss;
+    std::optional<double> core_sensitivity;
+    std::optional<double> uncore_sensitivity;
+  } min_energy;
 };
 
 // Time one core spent at one frequency.
@@ -113,6 +144,24 @@ struct SimResult {
   double eq13_energy_j = -1;                 // [EFS] Eq. 13 over busy_count_ns; < 0: no P0..Pn in the profile
   std::vector<ThrottleChange> throttle_events;
   std::uint64_t control_steps = 0;  // efs controller intervals
+  // The uncore: (Hz, ns) at each frequency it had, in the order first seen
+  // (Hz 0: not set, charged the profile's constant uncore_w), its
+  // time-weighted mean (not set read as the ladder's fastest; 0 without a
+  // ladder) and how often it changed.
+  bool uncore_modelled = false;    // pinned, or the profile has an uncore ladder
+  bool uncore_controlled = false;  // moved by min-energy
+  std::vector<std::pair<double, std::uint64_t>> uncore_time;
+  double uncore_mean_hz = 0;
+  std::uint64_t uncore_transitions = 0;
+  std::vector<std::pair<std::uint64_t, double>> uncore_changes;  // (t ns, Hz) of each change
+  // min-energy: its decisions (as the live report records them), its steps,
+  // how often the core ceiling changed and the ceiling's time-weighted mean
+  // (the fastest level until the first decision).
+  std::vector<FrequencyPairEvent> frequency_pairs;
+  std::uint64_t min_energy_steps = 0;
+  std::uint64_t core_ceiling_changes = 0;
+  double core_ceiling_mean_hz = 0;
+  double busy_core_cycles = 0;  // Σ over cores of frequency × busy time
 };
 
 class Simulation {

@@ -5,7 +5,10 @@
 // created children (spawn) and entered waits (sync), in time order. Work is
 // converted from the frequency of the tempo level it ran at to time at the
 // trace's fastest level (beta f_level / f_0 + 1 - beta), which the simulator
-// takes as time at the profile's fastest frequency.
+// takes as time at the profile's fastest frequency. A trace does not record
+// the uncore: the recording is taken to have run with the uncore at its
+// fastest (the reference), so the uncore-sensitive share b_u only shapes how
+// the replay slows when the simulated uncore is lower.
 //
 // Top level: implicit tasks with work or children, and explicit tasks whose
 // parent is the initial task. Those whose executions overlap in time (one
@@ -36,6 +39,11 @@ struct TraceProgramInfo {
   std::uint64_t recorded_steals = 0;  // segments that started with a steal in the recording
 };
 
+// Every task's work has `sensitivity` (b_c, b_u). Throws std::invalid_argument
+// for an invalid one (sensitivity_error).
+Program build_trace_program(const Trace& trace, const WorkSensitivity& sensitivity, std::vector<std::string>& notes,
+                            TraceProgramInfo* info = nullptr);
+// The β model's form: b_c = beta, b_u = 0.
 Program build_trace_program(const Trace& trace, double beta, std::vector<std::string>& notes,
                             TraceProgramInfo* info = nullptr);
 

@@ -1,0 +1,59 @@
+#include "sim_min_energy.hpp"
+
+#include <utility>
+
+#include "rubato/power/session/min_energy_setup.hpp"
+
+namespace rubato::sim::detail {
+namespace {
+
+min_energy::ControllerParams params_for(const SimOptions& o, const TempoLadder& ladder, const UncoreLadder& lever) {
+  const MachineProfile& p = o.profile;
+  min_energy::ControllerParams params(min_energy_model(p, ladder, lever.levels_hz(), o.uncore_hz));
+  params.max_time_loss = o.min_energy.max_time_loss;
+  params.fallbacks.settings_core = o.min_energy.core_sensitivity;
+  params.fallbacks.settings_uncore = o.min_energy.uncore_sensitivity;
+  params.fallbacks.profile = {p.beta, 0.0};
+  params.saturated_transaction_rate_per_s = p.memory_transaction_rate_saturated_per_s.value_or(0);
+  return params;
+}
+
+}  // namespace
+
+SimMinEnergy::SimMinEnergy(const SimOptions& o, const TempoLadder& ladder, const UncoreLadder& lever)
+    : controller_(params_for(o, ladder, lever)) {
+  const double saturated = controller_.params().saturated_transaction_rate_per_s;
+  if (saturated > 0 && o.profile.cores > 0) transactions_per_ns_ = saturated / o.profile.cores * 1e-9;
+}
+
+std::optional<min_energy::Decision> SimMinEnergy::step(double now_s, double interval_s,
+                                                        const WorkerActivity& activity) {
+  counters::CounterSample sample;
+  sample.elapsed_s = interval_s;
+  sample.chip.mem_accesses = transactions_;
+  transactions_ = 0;
+  return controller_.step({now_s, activity, counts_transactions() ? &sample : nullptr});
+}
+
+FrequencyPairEvent to_event(const min_energy::Decision& d, const std::string& model) {
+  FrequencyPairEvent e;
+  e.t_s = d.t_s;
+  e.core_sensitivity = d.sensitivity.value.core;
+  e.uncore_sensitivity = d.sensitivity.value.uncore;
+  e.core_sensitivity_source = std::string(to_string(d.sensitivity.core_source));
+  e.uncore_sensitivity_source = std::string(to_string(d.sensitivity.uncore_source));
+  if (d.transaction_rate_per_s >= 0) e.transaction_rate_per_s = d.transaction_rate_per_s;
+  e.working = d.working;
+  e.waiting = d.waiting;
+  e.core_level = static_cast<int>(d.pair.core_level);
+  e.core_hz = d.pair.core_hz;
+  e.uncore_level = static_cast<int>(d.pair.uncore_level);
+  e.uncore_hz = d.pair.uncore_hz;
+  e.time_factor = d.pair.time_factor;
+  e.energy_ratio = d.pair.energy_ratio;
+  e.model = model;
+  e.reason = d.reason;
+  return e;
+}
+
+}  // namespace rubato::sim::detail
