@@ -73,8 +73,8 @@ const CommandSpec& simulate_spec() {
           {"sample-interval", kHowToMeasure, "one depth sample per worker per T", "T", "100us", "a time >= 1ns"},
           {"contention", kHowToMeasure, "memory-contention model", "C", "efs (when the profile has one)",
            "efs ([EFS] Eqs. 10-11) | none"},
-          {"control-interval", kHowToMeasure, "efs controller's and eco's core + uncore decision's period", "T",
-           "10ms", "a time >= 1us"},
+          {"control-interval", kHowToMeasure, "efs controller's and eco's core + uncore decision's period", "T", "10ms",
+           "a time >= 1us"},
           {"throttle", kHowToMeasure, "how efs stops a thread", "HOW", "preempt",
            "preempt (at once) | task (at the next task scheduling point)"},
           {"out", kWhereResultsGo, "one report file, or a directory of reports (rubato compare reads it)", "FILE|DIR",
@@ -106,7 +106,7 @@ struct SimulateOptions {
   sim::Placement placement = sim::Placement::spread;
   double steal_cost_s = 1e-6;
   double min_dwell_s = 0;
-  double uncore_hz = 0;       // --uncore: pinned uncore frequency, charged at the profile's uncore_power
+  double uncore_hz = 0;           // --uncore: pinned uncore frequency, charged at the profile's uncore_power
   double uncore_sensitivity = 0;  // --uncore-sensitivity: b_u of work that does not say
   // The shares given on the command line: min-energy's settings (its
   // RUBATO_CORE_SENSITIVITY / RUBATO_UNCORE_SENSITIVITY live).
@@ -373,8 +373,7 @@ SimInput load_input(const SimulateOptions& o, double f_ref) {
     std::string error;
     const auto trace = read_trace(o.trace_path, error);
     if (!trace) throw std::runtime_error("--trace " + o.trace_path + ": " + error);
-    in.program =
-        sim::build_trace_program(*trace, WorkSensitivity{o.profile.beta, o.uncore_sensitivity}, in.notes);
+    in.program = sim::build_trace_program(*trace, WorkSensitivity{o.profile.beta, o.uncore_sensitivity}, in.notes);
     in.program.description = o.trace_path;
     in.workload_input = "--trace " + quoted(o.trace_path);
   }

@@ -248,8 +248,8 @@ PhaseSpec parse_phase(std::string_view text, std::size_t index) {
     const auto eq = item.find('=');
     if (eq == std::string_view::npos) {
       if (main_seen || i != 1 || !has_main_argument(s.kind))
-        p.fail(item, std::string("expected key=value (") + keys_of(s.kind) +
-                         ", jitter, beta, uncore, bus/solo, seed, rep)");
+        p.fail(item,
+               std::string("expected key=value (") + keys_of(s.kind) + ", jitter, beta, uncore, bus/solo, seed, rep)");
       set_main(s, item, p);
       main_seen = true;
       continue;
@@ -261,8 +261,9 @@ PhaseSpec parse_phase(std::string_view text, std::size_t index) {
     if (s.kind == PhaseKind::mem && key == "tasks") main_seen = true;  // mem:tasks=N is mem:N
   }
   if (s.beta && s.uncore && *s.beta + *s.uncore > 1 + 1e-9)
-    p.fail(text, "beta + uncore must be at most 1 (the shares of the work's time that scale with the core and "
-                 "with the uncore clock)");
+    p.fail(text,
+           "beta + uncore must be at most 1 (the shares of the work's time that scale with the core and "
+           "with the uncore clock)");
   if (!main_seen && has_main_argument(s.kind)) {
     if (s.kind == PhaseKind::serial && (s.work.ns > 0 || s.work.cycles > 0)) return s;
     p.fail(text, s.kind == PhaseKind::serial ? "expected serial:<time>" : "expected <kind>:<N> (the size)");

@@ -27,7 +27,7 @@ SimMinEnergy::SimMinEnergy(const SimOptions& o, const TempoLadder& ladder, const
 }
 
 std::optional<min_energy::Decision> SimMinEnergy::step(double now_s, double interval_s,
-                                                        const WorkerActivity& activity) {
+                                                       const WorkerActivity& activity) {
   counters::CounterSample sample;
   sample.elapsed_s = interval_s;
   sample.chip.mem_accesses = transactions_;

@@ -45,8 +45,8 @@ void add_uncore(Report& rep, const SimResult& r, const SimOptions& o) {
   if (r.uncore_modelled) {
     const bool moved = r.uncore_controlled;
     rep.parameters["uncore"] = o.uncore_hz > 0 ? "pinned at " + format_frequency(o.uncore_hz)
-                               : moved        ? "min-energy: the uncore level of least modelled energy"
-                                              : "not set: time as at the fastest level, power the profile's uncore_w";
+                               : moved         ? "min-energy: the uncore level of least modelled energy"
+                                               : "not set: time as at the fastest level, power the profile's uncore_w";
     if (moved) {
       rep.parameters["uncore_min_interval_s"] = text(uncore_transition_latency_s(o.profile));
       rep.parameters["uncore_min_interval_source"] = uncore_transition_latency_source(o.profile);

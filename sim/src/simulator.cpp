@@ -176,7 +176,7 @@ struct Simulation::Impl final : TempoActuator {
   std::optional<detail::SimMinEnergy> min_energy_control;
   double ceiling_hz = 0;  // min-energy's core ceiling
   std::uint64_t ceiling_since = 0;
-  double ceiling_hz_ns = 0;  // ∫ ceiling dt
+  double ceiling_hz_ns = 0;            // ∫ ceiling dt
   std::uint64_t last_progress_ns = 0;  // a control step last saw a worker run or steal
   // slack / guarded: the session's sweeper thread. It wakes when the earliest
   // known wait reaches the dwell, and sees a new wait within a dwell, so it
@@ -728,8 +728,7 @@ void Simulation::Impl::min_energy_step() {
   const double interval_s = static_cast<double>(control_ns) * 1e-9;
   if (const auto d = min_energy_control->step(now_s, interval_s, engine->activity())) apply_decision(*d);
   if (uncore.apply_due(now)) uncore_changed();  // a setting the rate limit held back, now due
-  if (uncore.controlled())
-    engine->set_uncore_level(static_cast<int>(uncore.ladder().nearest_level(uncore.hz())));
+  if (uncore.controlled()) engine->set_uncore_level(static_cast<int>(uncore.ladder().nearest_level(uncore.hz())));
   events.push(now + control_ns, EventKind::min_energy_step, 0);
 }
 

@@ -38,8 +38,8 @@ struct MovedByAChild {
     // child with an exit code after rubato's restore; the test checks that the
     // signal's default action still follows, so the sanitizer leaves SIGSEGV alone.
     for (const char* name : {"ASAN_OPTIONS", "TSAN_OPTIONS"}) {
-      const char* before = std::getenv(name);
-      o.env.emplace_back(name, std::string(before ? before : "") + " handle_segv=0");
+      const char* inherited = std::getenv(name);
+      o.env.emplace_back(name, std::string(inherited ? inherited : "") + " handle_segv=0");
     }
     auto child =
         std::make_unique<test::RunningProgram>(std::vector<std::string>{RUBATO_UNCORE_CHILD, fs.root(), state.path(),
