@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "rubato/power/session/operating_point.hpp"
+
 namespace rubato {
 namespace {
 
@@ -54,13 +56,17 @@ std::uint64_t cpu_read_cost_ns(EmulatorClocks& clocks) noexcept {
 }  // namespace
 
 std::uint64_t emulated_stretch_ns(std::uint64_t duration_ns, double hz, double max_hz, double beta) noexcept {
-  if (!(hz > 0) || !(hz < max_hz) || !(beta > 0)) return 0;
-  const double extra = static_cast<double>(duration_ns) * beta * (max_hz / hz - 1.0);
-  return extra >= 1.8e19 ? ~std::uint64_t{0} >> 1 : static_cast<std::uint64_t>(std::llround(extra));
+  StretchCoefficients beta_only;
+  beta_only.core = beta;
+  return emulated_stretch_ns(duration_ns, hz, max_hz, beta_only);
 }
 
-EmulatedFrequency::EmulatedFrequency(double beta, double machine_max_hz, EmulatorClocks* clocks)
-    : beta_(std::clamp(beta, 0.0, 1.0)), max_hz_(machine_max_hz), clocks_(clocks) {}
+EmulatedFrequency::EmulatedFrequency(double beta, double machine_max_hz, EmulatorClocks* clocks, EmulatedUncore uncore)
+    : beta_(std::clamp(beta, 0.0, 1.0)),
+      max_hz_(machine_max_hz),
+      uncore_(uncore),
+      follows_uncore_(uncore_may_stretch(uncore)),
+      clocks_(clocks) {}
 
 bool EmulatedFrequency::usable(std::string& why) {
   if (!(max_hz_ > 0)) {
@@ -82,6 +88,7 @@ bool EmulatedFrequency::save(const DomainPlan& plan, std::string& why) {
   unseen_limit_ns_ = clocks_->switch_sight() == SwitchSight::every_switch ? kMaxExtrapolationNs : kUnseenLimitNs;
   workers_ = plan.max_workers;
   slots_ = std::make_unique<WorkerSlot[]>(workers_ == 0 ? 1 : workers_);
+  for (std::size_t w = 0; w < std::max<std::size_t>(workers_, 1); ++w) slots_[w].coefficients.core = beta_;
   domains_.reset(plan.cpus_of_domain.size());
   return true;
 }
@@ -189,11 +196,15 @@ std::uint64_t EmulatedFrequency::segment_cpu(WorkerSlot& s, std::uint64_t durati
 // measured cost of a read, and taken off this burn or the next. Own time
 // beyond a stretch stays owed: "unpaid" in the account.
 bool EmulatedFrequency::segment_end(WorkerId w, std::uint64_t duration_ns, double hz, double) noexcept {
-  if (w >= workers_ || emulated_stretch_ns(duration_ns, hz, max_hz_, beta_) == 0) return false;
+  if (w >= workers_) return false;
   WorkerSlot& s = slots_[w];
+  if (follows_uncore_) follow_operating_point(s, duration_ns);
+  const StretchCoefficients& c = s.coefficients;
+  if (emulated_stretch_ns(duration_ns, hz, max_hz_, c) == 0) return false;
   const std::uint64_t wall_in = clocks_->wall_ns();
   const std::uint64_t cpu_in = cpu_at(s, wall_in);
-  const std::uint64_t extra = emulated_stretch_ns(segment_cpu(s, duration_ns, wall_in, cpu_in), hz, max_hz_, beta_);
+  const std::uint64_t d_cpu = segment_cpu(s, duration_ns, wall_in, cpu_in);
+  const std::uint64_t extra = emulated_stretch_ns(d_cpu, hz, max_hz_, c);
   if (extra == 0) {
     s.wall_mark_ns = std::max(wall_in, s.anchor_wall_ns);
     s.cpu_mark_ns = cpu_at(s, s.wall_mark_ns);
@@ -214,9 +225,30 @@ bool EmulatedFrequency::segment_end(WorkerId w, std::uint64_t duration_ns, doubl
   bump(s.burnt_ns, burnt);
   bump(s.segments, 1);
   bump(s.added_ns[ladder_.nearest_level(hz)], extra);
+  if (c.uncore_extra != 0) {
+    bump(s.uncore_added_ns, emulated_uncore_stretch_ns(d_cpu, c));
+    bump(s.uncore_cpu_ns, d_cpu);
+  }
   s.wall_mark_ns = wall_out;
   s.cpu_mark_ns = cpu_out;
   return true;
+}
+
+// The operating point as the controller thread left it: two relaxed loads
+// of its rarely written line; the coefficients are made again only when it
+// differs from the one they were made for (at most once per control interval).
+void EmulatedFrequency::follow_operating_point(WorkerSlot& s, std::uint64_t duration_ns) noexcept {
+  const OperatingPoint& point = *uncore_.point;
+  const double uncore_hz = point.uncore_hz();
+  const WorkSensitivity sensitivity = point.sensitivity();
+  StretchCoefficients& c = s.coefficients;
+  if (uncore_hz != c.seen_uncore_hz || sensitivity.core != c.seen_sensitivity.core ||
+      sensitivity.uncore != c.seen_sensitivity.uncore) [[unlikely]]
+    make_stretch_coefficients(c, uncore_hz, sensitivity, point.reference_uncore_hz(), beta_, max_hz_,
+                              uncore_.memory_bandwidth_knee_hz);
+  if (c.uncore_mhz == 0) return;
+  bump(s.uncore_timed_ns, duration_ns);
+  bump(s.uncore_mhz_ns, duration_ns * c.uncore_mhz);
 }
 
 // Spins until the thread's CPU time reaches `cpu_deadline`, reading only the
@@ -257,8 +289,9 @@ std::uint64_t EmulatedFrequency::burn_until(WorkerSlot& s, std::uint64_t cpu_dea
   return wall;
 }
 
+// With an uncore to follow, every level: the uncore may be lowered at any time.
 bool EmulatedFrequency::stretches_at(double hz, double) const noexcept {
-  return emulated_stretch_ns(1'000'000'000, hz, max_hz_, beta_) > 0;  // a second's segment
+  return follows_uncore_ || emulated_stretch_ns(1'000'000'000, hz, max_hz_, beta_) > 0;  // a second's segment
 }
 
 double EmulatedFrequency::added_busy_s(WorkerId w, Level level) const noexcept {
@@ -268,6 +301,7 @@ double EmulatedFrequency::added_busy_s(WorkerId w, Level level) const noexcept {
 
 EmulatorAccount EmulatedFrequency::account() const noexcept {
   EmulatorAccount a;
+  double mhz_ns = 0;
   for (std::size_t w = 0; w < workers_; ++w) {
     const WorkerSlot& s = slots_[w];
     for (const auto& added : s.added_ns) a.asked_ns += get(added);
@@ -277,13 +311,26 @@ EmulatorAccount EmulatedFrequency::account() const noexcept {
     a.unpaid_ns += get(s.owed_ns);
     a.cpu_clock_reads += get(s.cpu_reads);
     a.cpu_clock_ahead_ns += get(s.cpu_ahead_ns);
+    a.uncore_asked_ns += get(s.uncore_added_ns);
+    a.uncore_cpu_ns += get(s.uncore_cpu_ns);
+    a.uncore_timed_ns += get(s.uncore_timed_ns);
+    mhz_ns += static_cast<double>(get(s.uncore_mhz_ns));
   }
+  if (a.uncore_timed_ns > 0) a.uncore_hz_time_weighted = mhz_ns / static_cast<double>(a.uncore_timed_ns) * 1e6;
   return a;
 }
 
 std::vector<std::string> EmulatedFrequency::run_notes() const {
   const EmulatorAccount a = account();
-  if (a.segments == 0 || clocks_ == nullptr) return {};
+  if (clocks_ == nullptr) return {};
+  std::vector<std::string> notes;
+  if (a.segments > 0) notes.push_back(stretch_note(a));
+  if (follows_uncore_ && (a.segments > 0 || a.uncore_timed_ns > 0)) notes.push_back(uncore_note(a));
+  if (!notes.empty()) notes.push_back("emulator clocks: " + clocks_->describe());
+  return notes;
+}
+
+std::string EmulatedFrequency::stretch_note(const EmulatorAccount& a) {
   const auto n = static_cast<double>(a.segments);
   char line[640];
   std::snprintf(line, sizeof line,
@@ -296,7 +343,21 @@ std::vector<std::string> EmulatedFrequency::run_notes() const {
                 static_cast<double>(a.own_ns) * 1e-9, static_cast<double>(a.own_ns) / n,
                 static_cast<double>(a.unpaid_ns) * 1e-9, static_cast<unsigned long long>(a.cpu_clock_reads),
                 static_cast<double>(a.cpu_clock_reads) / n, static_cast<double>(a.cpu_clock_ahead_ns) * 1e-9);
-  return {line, "emulator clocks: " + clocks_->describe()};
+  return line;
+}
+
+// What following min-energy's uncore level added; the numbers a check of
+// the report reads (tests/ompt/emulator_uncore_check.cpp).
+std::string EmulatedFrequency::uncore_note(const EmulatorAccount& a) const {
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "emulator uncore: %.9f s of the stretch asked came from the uncore, b_u*(g(f_u)-1) of %.9f s of "
+                "segment CPU time; segments ran %.6f s at an uncore level set by min-energy, %.4f GHz "
+                "time-weighted (reference %.4f GHz, memory-bandwidth knee %.4f GHz, modelled)",
+                static_cast<double>(a.uncore_asked_ns) * 1e-9, static_cast<double>(a.uncore_cpu_ns) * 1e-9,
+                static_cast<double>(a.uncore_timed_ns) * 1e-9, a.uncore_hz_time_weighted * 1e-9,
+                uncore_.fastest_uncore_hz * 1e-9, uncore_.memory_bandwidth_knee_hz * 1e-9);
+  return line;
 }
 
 }  // namespace rubato

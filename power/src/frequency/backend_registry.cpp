@@ -31,7 +31,8 @@ const std::array kBackends = {
     BackendEntry{"emulated",
                  "DVFS emulator: busy work after each task segment, d*beta*(fmax/f-1) (only when asked for)", false,
                  [](const BackendContext& ctx) -> std::unique_ptr<FrequencyControl> {
-                   return std::make_unique<EmulatedFrequency>(beta_of(ctx), ctx.machine_max_hz);
+                   return std::make_unique<EmulatedFrequency>(beta_of(ctx), ctx.machine_max_hz, nullptr,
+                                                              emulated_uncore(ctx.operating_point, ctx.profile));
                  }},
     BackendEntry{
         "dry-run", "records decisions, changes nothing", false,

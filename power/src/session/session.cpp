@@ -393,6 +393,8 @@ void LiveSession::choose_profile() {
 // attached; one that cannot take control falls back to dry-run.
 bool LiveSession::choose_backend(std::string& why) {
   BackendContext ctx{settings_, topology_, profile_ ? &*profile_ : nullptr, machine_max_hz_};
+  // The emulator follows min-energy's uncore level (none where RUBATO_UNCORE pins it: make_uncore_lever).
+  ctx.operating_point = settings_.policy.min_energy && settings_.uncore_hz <= 0 ? &operating_point_ : nullptr;
   BackendChoice choice = choose_frequency_control(ctx);
   freq_ = std::move(choice.control);
   backend_note_ = std::move(choice.note);

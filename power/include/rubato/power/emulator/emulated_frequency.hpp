@@ -1,9 +1,11 @@
 // The DVFS emulator (docs/design.md "Emulator"): where frequency cannot be changed,
 // a worker at frequency f follows each task segment that ran d of CPU time
 // with d·β·(f_max/f − 1) of busy CPU time on the same thread, so the program
-// really runs slower and the scheduler really reacts. It is a model, and
-// reports say so: energy comes from the power model, counting the stretched
-// busy time at f.
+// really runs slower and the scheduler really reacts. Where min-energy moves a
+// modelled uncore, the uncore-sensitive part of the work is stretched too:
+// d·[b_c (f_max/f − 1) + b_u (g(f_u) − 1)] (emulated_uncore.hpp). It is a
+// model, and reports say so: energy comes from the power model, counting the
+// stretched busy time at f.
 //
 // CPU time, not wall time: real DVFS slows the cycles a thread
 // runs, not the time it waits for a core. A segment's wall time includes the
@@ -27,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "rubato/power/emulator/emulated_uncore.hpp"
 #include "rubato/power/emulator/emulator_clocks.hpp"
 #include "rubato/power/frequency/domain_records.hpp"
 #include "rubato/power/frequency/frequency_control.hpp"
@@ -43,12 +46,17 @@ std::uint64_t emulated_stretch_ns(std::uint64_t duration_ns, double hz, double m
 // mid-burn moved the thread's CPU time back (a switch, steal time).
 struct EmulatorAccount {
   std::uint64_t segments = 0;            // stretched segments
-  std::uint64_t asked_ns = 0;            // the model's stretch, d·β·(f_max/f − 1) summed
+  std::uint64_t asked_ns = 0;            // the model's stretch, d·β·(f_max/f − 1) (+ the uncore part) summed
   std::uint64_t burnt_ns = 0;            // CPU time spent in the burn loop
   std::uint64_t own_ns = 0;              // the emulator's own time on the workers (clock reads, bookkeeping)
   std::uint64_t unpaid_ns = 0;           // own time it could not take off a stretch (shorter than it)
   std::uint64_t cpu_clock_reads = 0;     // exact reads of a thread's CPU clock (system calls)
   std::uint64_t cpu_clock_ahead_ns = 0;  // how far those readings ran ahead of the wall clock, set aside
+  // Following min-energy's uncore level (emulated_uncore.hpp); 0 where it is not followed.
+  std::uint64_t uncore_asked_ns = 0;   // the uncore's part of asked_ns, d·b_u·(g(f_u) − 1) summed
+  std::uint64_t uncore_cpu_ns = 0;     // the CPU time d of the segments stretched with an uncore part
+  std::uint64_t uncore_timed_ns = 0;   // segments' time (wall, as the engine timed them) with a level in force
+  double uncore_hz_time_weighted = 0;  // the uncore level over that time (0: none)
 };
 
 class EmulatedFrequency final : public FrequencyControl {
@@ -57,7 +65,8 @@ class EmulatedFrequency final : public FrequencyControl {
   // really runs at), not the ladder's, so that `fixed:<f>` is slowed too.
   // `clocks`: what it reads (tests pass a fake; must outlive the emulator);
   // nullptr: the system's, chosen at save().
-  EmulatedFrequency(double beta, double machine_max_hz, EmulatorClocks* clocks = nullptr);
+  // `uncore`: min-energy's operating point to follow (emulated_uncore()); default: none.
+  EmulatedFrequency(double beta, double machine_max_hz, EmulatorClocks* clocks = nullptr, EmulatedUncore uncore = {});
 
   std::string_view name() const noexcept override { return "emulated"; }
   bool usable(std::string& why) override;
@@ -75,6 +84,9 @@ class EmulatedFrequency final : public FrequencyControl {
 
   double beta() const noexcept { return beta_; }
   double machine_max_hz() const noexcept { return max_hz_; }
+  // Whether segments are stretched by the uncore level in force (a point to
+  // follow, and a ladder that slows work): then at every level, the fastest too.
+  bool follows_uncore() const noexcept { return follows_uncore_; }
   EmulatorAccount account() const noexcept;
   // The emulator's own reads outside its timed calls, per segment (ns): the
   // cost of one wall-clock read, measured at save().
@@ -105,15 +117,27 @@ class EmulatedFrequency final : public FrequencyControl {
     // segment split by a level change, accounted by the call that follows.
     std::uint64_t carry_wall_ns = 0;
     std::uint64_t carry_cpu_ns = 0;
+    // The stretch coefficients for the operating point last seen, and what
+    // followed from them (follows_uncore() only).
+    StretchCoefficients coefficients;
+    std::atomic<std::uint64_t> uncore_added_ns{0};
+    std::atomic<std::uint64_t> uncore_cpu_ns{0};
+    std::atomic<std::uint64_t> uncore_timed_ns{0};
+    std::atomic<std::uint64_t> uncore_mhz_ns{0};  // Σ segment time × f_u (MHz)
   };
 
   std::uint64_t cpu_at(WorkerSlot& s, std::uint64_t wall) noexcept;
   void read_cpu_clock(WorkerSlot& s) noexcept;
   std::uint64_t segment_cpu(WorkerSlot& s, std::uint64_t duration_ns, std::uint64_t wall, std::uint64_t cpu) noexcept;
   std::uint64_t burn_until(WorkerSlot& s, std::uint64_t cpu_deadline, std::uint64_t& burnt_ns) noexcept;
+  void follow_operating_point(WorkerSlot& s, std::uint64_t duration_ns) noexcept;
+  static std::string stretch_note(const EmulatorAccount& a);
+  std::string uncore_note(const EmulatorAccount& a) const;
 
   double beta_;
   double max_hz_;
+  EmulatedUncore uncore_;
+  bool follows_uncore_ = false;  // uncore_may_stretch(uncore_)
   TempoLadder ladder_{std::vector<double>{1e9}};
   std::size_t workers_ = 0;
   std::unique_ptr<EmulatorClocks> own_clocks_;

@@ -16,11 +16,16 @@
 
 namespace rubato {
 
+class OperatingPoint;
+
 struct BackendContext {
   const Settings& settings;
   const Topology& topology;
   const MachineProfile* profile = nullptr;  // may be null (no profile found)
   double machine_max_hz = 0;                // fastest frequency of the machine (hardware or profile)
+  // min-energy's operating point (rubato/power/session/operating_point.hpp),
+  // which the emulator follows; null where min-energy does not move the uncore.
+  const OperatingPoint* operating_point = nullptr;
 };
 
 // in_auto: considered by RUBATO_BACKEND=auto.
