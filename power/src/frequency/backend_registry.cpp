@@ -29,7 +29,9 @@ const std::array kBackends = {
     // Never in auto: the emulator slows the program on purpose with busy work,
     // which costs time and, on a real machine, energy. It runs when asked for.
     BackendEntry{"emulated",
-                 "DVFS emulator: busy work after each task segment, d*beta*(fmax/f-1) (only when asked for)", false,
+                 "DVFS emulator: busy work after each task segment, d*(b_c*(fmax/f-1) + b_u*(g(f_uncore)-1)) (only "
+                 "when asked for)",
+                 false,
                  [](const BackendContext& ctx) -> std::unique_ptr<FrequencyControl> {
                    return std::make_unique<EmulatedFrequency>(beta_of(ctx), ctx.machine_max_hz, nullptr,
                                                               emulated_uncore(ctx.operating_point, ctx.profile));
