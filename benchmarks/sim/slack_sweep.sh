@@ -6,7 +6,8 @@
 # figure is the profile's; the betas and worker counts were fixed beforehand.
 #   benchmarks/sim/slack_sweep.sh [BUILD_DIR (build/default)] [OUT_DIR (BUILD_DIR/sim-slack)]
 # Environment: TRIALS (3; seeds 1..TRIALS), TRACES (BUILD_DIR/sim-traces),
-# PROFILES (opteron-6378 epyc-7502), WORKERS (2,4,8,16,32), BETAS (profile 0.5 0.3).
+# PROFILES (opteron-6378 epyc-7502), WORKERS (2,4,8,16,32), BETAS (profile 0.5 0.3),
+# RUBATO (BUILD_DIR/cli/rubato: another build's, to compare two versions).
 # Writes OUT_DIR/<profile>/beta-<b>/<kernel>/*.json, one compare JSON per
 # profile and beta, commands.txt and tables.md (slack_tables.py).
 set -euo pipefail
@@ -18,7 +19,7 @@ traces=${TRACES:-$build/sim-traces}
 profiles=${PROFILES:-opteron-6378 epyc-7502}
 workers=${WORKERS:-2,4,8,16,32}
 betas=${BETAS:-profile 0.5 0.3}
-rubato=$build/cli/rubato
+rubato=${RUBATO:-$build/cli/rubato}
 [ -x "$rubato" ] || { echo "slack_sweep: $rubato not built" >&2; exit 1; }
 ls "$traces"/*.trace >/dev/null 2>&1 || { echo "slack_sweep: no traces in $traces (run record_traces.sh)" >&2; exit 1; }
 rm -rf "$out"

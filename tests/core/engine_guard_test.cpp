@@ -1,6 +1,6 @@
 // The cost guard inside the engine (rubato's own, beyond the papers): a
 // slowing decision of the tempo policy goes through only where the model
-// predicts a saving.
+// predicts that the run's energy-delay product falls.
 #include <catch2/catch.hpp>
 
 #include "engine_fixture.hpp"
@@ -38,7 +38,8 @@ TEST_CASE("Engine.Guard.HoldsAThiefWhereSlowingCostsEnergy", "[core][engine][gua
 }
 
 TEST_CASE("Engine.Guard.LetsAThiefSlowWhereItSaves", "[core][engine][guard]") {
-  // 10 W -> 5 W, no uncore, beta 1: 5 x 1.2 / 10 = 0.6 < 1. As hermes.
+  // 10 W -> 5 W, no uncore, beta 1: 5 x 1.2 / 10 = 0.6 for 1.2x the time,
+  // EDP ratio 0.8 < 1. As hermes.
   EngineFixture f(guarded({10, 5}, 0, 1.0));
   steal_once(f.engine);
   CHECK(f.engine.level(1) == 1);
@@ -50,9 +51,10 @@ TEST_CASE("Engine.Guard.LetsAThiefSlowWhereItSaves", "[core][engine][guard]") {
 }
 
 TEST_CASE("Engine.Guard.UncoreShareComesFromTheActiveWorkers", "[core][engine][guard]") {
-  // 10 W -> 8 W, beta 1, 40 W uncore: pays only when the share is below
-  // 2 W... (8 + s) x 1.2 < 10 + s  <=>  s < 2: more than 20 active workers.
-  EngineOptions o = guarded({10, 8}, 40, 1.0);
+  // 10 W -> 2 W, beta 1 (1.2x the time), 40 W uncore: the EDP ratio
+  // (2 + s) x 1.2 / (10 + s) + 0.2 is below 1 only when the share s is below
+  // 14 W: more than 2.9 active workers.
+  EngineOptions o = guarded({10, 2}, 40, 1.0);
   o.policy.slack = true;  // the sweep counts the active workers
   o.max_workers = 32;
   EngineFixture f(o);
@@ -71,6 +73,74 @@ TEST_CASE("Engine.Guard.UncoreShareComesFromTheActiveWorkers", "[core][engine][g
   f.engine.idle(1);
   f.engine.steal(1, 0);
   CHECK(f.engine.worker_stats()[1].guard_holds >= 1);
+}
+
+namespace {
+// eco's guard on opteron-6378 (power/profiles): 2.4 GHz 5.391 W, 1.4 GHz
+// 1.769 W, uncore 57.5 W, beta 0.3; `workers` seen and working.
+EngineOptions opteron_beta03(std::size_t workers) {
+  EngineOptions o = guarded({5.391, 1.769}, 57.5, 0.3);
+  o.ladder = TempoLadder({2.4e9, 1.4e9});
+  o.max_workers = workers;
+  return o;
+}
+}  // namespace
+
+TEST_CASE("Engine.Guard.HoldsAThiefWhoseSavingCostsTheRunMoreTime", "[core][engine][guard]") {
+  // Among 4 working workers a slowed thief saves 0.8 % of its work's energy
+  // (its busy power and uncore share, 0.9918) for 21 % more time: the run's
+  // EDP rises (1.206, Core.CostGuard.RefusesASavingThatCostsMoreTimeThanItSaves).
+  // Among 32 it saves 40 % (0.6024) for the same 21 %: it pays.
+  auto thief_level = [](std::size_t workers) {
+    EngineFixture f(opteron_beta03(workers));
+    for (WorkerId w = 2; w < workers; ++w) {
+      f.engine.worker_begin(w);
+      f.engine.serial_begin(w);
+    }
+    steal_once(f.engine);
+    return std::make_pair(f.engine.level(1), f.engine.worker_stats()[1].guard_holds);
+  };
+  const auto [level4, holds4] = thief_level(4);
+  CHECK(level4 == 0);
+  CHECK(holds4 == 1);
+  const auto [level32, holds32] = thief_level(32);
+  CHECK(level32 == 1);
+  CHECK(holds32 == 0);
+}
+
+TEST_CASE("Engine.Guard.UncoreShareIsOverTheWorkersActiveOnAverage", "[core][engine][guard]") {
+  // opteron-6378 at beta 0.3: a thief's slowing pays among more than about
+  // 12 active workers. The share is over the workers active on average since
+  // the last sweep, not over those active at the sweep: a sweep comes when a
+  // wait reaches the dwell, which says little of the time in between.
+  constexpr std::uint64_t kMs = 1'000'000;
+  auto thief_level = [](bool waited_most_of_the_window) {
+    EngineFixture f(opteron_beta03(32));
+    Engine& e = f.engine;
+    for (WorkerId w = 0; w < 32; ++w) e.worker_begin(w);
+    e.task_begin(0);
+    e.push(0);
+    e.slack_sweep(f.clock.now_ns());  // all 32 active; no time yet: the count
+    if (waited_most_of_the_window) {
+      for (WorkerId w = 2; w < 32; ++w) e.run_end(w);
+      f.clock.advance(10 * kMs);
+      for (WorkerId w = 2; w < 32; ++w) e.serial_begin(w);  // all active again at the sweep
+      f.clock.advance(10'000);
+    } else {
+      f.clock.advance(10 * kMs);
+      for (WorkerId w = 2; w < 32; ++w) e.run_end(w);  // 30 wait at the sweep, for 10 us of the window
+      f.clock.advance(10'000);
+    }
+    e.slack_sweep(f.clock.now_ns());
+    e.idle(1);
+    e.steal(1, 0);
+    return e.level(1);
+  };
+  // 2 workers active on average (share 28.75 W), 32 at the sweep: held.
+  CHECK(thief_level(true) == 0);
+  // 31.97 on average (share 1.8 W), 2 at the sweep: it pays (worker 0 still
+  // holds queued work, so the thief is not on the critical path).
+  CHECK(thief_level(false) == 1);
 }
 
 TEST_CASE("Engine.Guard.PolicyNames", "[core][guard][policy]") {

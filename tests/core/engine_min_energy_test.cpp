@@ -157,14 +157,14 @@ TEST_CASE("Engine.Guard.SweepRaisesASlowedWorkerEveryoneWaitsFor", "[core][engin
 
 TEST_CASE("Engine.Guard.WeighsWithTheUncoreLevelTheControllerSet", "[core][engine][guard]") {
   // 10 W -> 3 W for twice the core part; uncore 3 GHz 30 W or 1.5 GHz 20 W;
-  // b_c 0.5, b_u 0.4 (Core.CostGuard.TheUncoreLevelChangesTheVerdict): with 2
+  // b_c 0.2, b_u 0.6 (Core.CostGuard.TheUncoreLevelChangesTheVerdict): with 2
   // active workers the thief's slowing costs at the fast uncore, pays at the slow one.
   auto thief_level = [](int uncore_level) {
     EngineOptions o = options_for(TempoPolicy::hermes, 2, 2);
     o.ladder = TempoLadder({2e9, 1e9});
     o.policy.guarded = true;
-    o.cost = CostModel({10, 3}, 30, 0.5);
-    o.cost.uncore_sensitivity = 0.4;
+    o.cost = CostModel({10, 3}, 30, 0.2);
+    o.cost.uncore_sensitivity = 0.6;
     o.cost.uncore_hz = {3e9, 1.5e9};
     o.cost.uncore_level_w = {30, 20};
     o.cost.initial_uncore_level = 0;

@@ -59,6 +59,7 @@ Engine::Engine(EngineOptions options, const Clock& clock, TempoActuator& actuato
   if (options_.policy.slack && options_.slack_dwell_ns == 0)
     throw std::invalid_argument("engine: the slack dwell must be positive");
   if (max_workers_ == 0) throw std::invalid_argument("engine: max_workers must be positive");
+  if (guard_.enabled()) swept_waited_ns_.reset(new std::uint64_t[max_workers_]());
   if (k_ < 1 || k_ > kMaxThresholds)
     throw std::invalid_argument("engine: thresholds K must be within 1.." + std::to_string(kMaxThresholds));
   if (options_.profile_window == 0) throw std::invalid_argument("engine: profile window must be positive");
@@ -305,12 +306,16 @@ void Engine::lower(WorkerId w) noexcept {
 }
 
 // guarded: a slowing decision of the tempo policy for a working worker, as
-// the cost guard lets it through. The uncore share is over the
-// workers active at the last sweep (every worker seen, before the first),
-// the uncore at its level now, the work's sensitivities as last measured.
+// the cost guard lets it through. The uncore share is over the workers
+// active on average between the last two sweeps (every worker seen, before
+// the first), the uncore at its level now, the work's sensitivities as last
+// measured. The average, not the count at the sweep: the run's extra time is
+// the lost work over the workers that absorb it, W / T of the run (the cost
+// guard's derivation), and a sweep comes when a wait reaches the dwell, not
+// at a time independent of the workers' activity.
 Level Engine::guarded_target(WorkerId, Slot& s, Level from, Level to) noexcept {
   if (!guard_.enabled() || to <= from) return to;
-  const int swept = active_workers_.load(std::memory_order_relaxed);
+  const double swept = mean_active_.load(std::memory_order_relaxed);
   GuardContext context;
   context.active = swept > 0 ? swept : seen_workers_.load(std::memory_order_relaxed);
   context.uncore_level = uncore_level_.load(std::memory_order_relaxed);
@@ -370,12 +375,17 @@ void Engine::end_wait(Slot& s, std::uint64_t now) noexcept {
 std::uint64_t Engine::slack_sweep(std::uint64_t now) noexcept {
   std::uint64_t next = kNever;
   int active = 0, waiting = 0, queued = 0;
-  std::size_t runner = 0;  // the last working worker seen
+  std::size_t runner = 0;                    // the last working worker seen
+  std::uint64_t active_ns = 0, since = now;  // guarded: active time since the last sweep, and its start
   const std::size_t end = std::min<std::size_t>(max_workers_, seen_end_.load(std::memory_order_acquire));
   for (std::size_t i = 0; i < end; ++i) {
     Slot& s = slots_[i];
     if (!s.seen.load(std::memory_order_relaxed)) continue;
     std::uint64_t word = s.wait_word.load(std::memory_order_acquire);
+    if (swept_waited_ns_) {
+      active_ns += active_since_last_sweep(i, word, now);
+      since = std::min(since, std::max(last_sweep_ns_, s.first_seen_ns.load(std::memory_order_relaxed)));
+    }
     const bool holds_tasks = depth_of(s) > 0;
     queued += holds_tasks ? 1 : 0;
     const auto seen_as = static_cast<std::uint8_t>((word == kNotWaiting ? engine_detail::kSweptWorking : 0) |
@@ -404,8 +414,38 @@ std::uint64_t Engine::slack_sweep(std::uint64_t now) noexcept {
   active_workers_.store(std::max(active, 1), std::memory_order_relaxed);
   waiting_workers_.store(waiting, std::memory_order_relaxed);
   queued_workers_.store(queued, std::memory_order_relaxed);
+  if (swept_waited_ns_) note_mean_active(active_ns, since, now, active);
   raise_critical_runner(runner, active, waiting);
   return next;
+}
+
+// guarded: worker i's active time since the last sweep: the time it was seen
+// in that window less what it waited there, its closed waits and the open one
+// against the sweeper's record of both at the last sweep. A wait that ends
+// while the sweep reads (the owner clears its word, then adds to wait_ns) may
+// be counted in the wrong window; the record never goes back, so the error
+// moves to the next windows and the run's waited time is counted once.
+std::uint64_t Engine::active_since_last_sweep(std::size_t i, std::uint64_t word, std::uint64_t now) noexcept {
+  const Slot& s = slots_[i];
+  const std::uint64_t from = std::max(last_sweep_ns_, s.first_seen_ns.load(std::memory_order_relaxed));
+  const std::uint64_t began = word & kNotWaiting;
+  const std::uint64_t open = word == kNotWaiting || now <= began ? 0 : now - began;
+  const std::uint64_t waited = s.wait_ns.load(std::memory_order_relaxed) + open;
+  std::uint64_t& recorded = swept_waited_ns_[i];
+  const std::uint64_t waited_here = waited > recorded ? waited - recorded : 0;
+  recorded = std::max(recorded, waited);
+  const std::uint64_t seen_here = now > from ? now - from : 0;
+  return seen_here > waited_here ? seen_here - waited_here : 0;
+}
+
+// guarded: the mean number of active workers over [since, now]; where no time
+// has passed since the last sweep, the count now.
+void Engine::note_mean_active(std::uint64_t active_ns, std::uint64_t since, std::uint64_t now,
+                              int active_now) noexcept {
+  const double mean =
+      now > since ? static_cast<double>(active_ns) / static_cast<double>(now - since) : static_cast<double>(active_now);
+  mean_active_.store(std::max(mean, 1.0), std::memory_order_relaxed);
+  last_sweep_ns_ = std::max(last_sweep_ns_, now);
 }
 
 // guarded: a working worker that its tempo policy slowed, and that every

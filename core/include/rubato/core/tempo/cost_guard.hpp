@@ -1,25 +1,32 @@
 // The cost guard (rubato's own, beyond the papers): a tempo policy's decision
-// to slow a *working* worker is applied only where the energy model predicts
-// that it saves energy. [HERMES] slows thieves whatever it costs; at β = 1 a
-// slowed task takes f/f' times as long and the uncore is paid for that time.
+// to slow a *working* worker is applied only where the model predicts that it
+// lowers the run's energy-delay product (EDP, what eco is judged by; [HERMES]
+// §4.1 normalises energy, time and EDP). [HERMES] slows thieves whatever it
+// costs; at β = 1 a slowed task takes f/f' times as long and the uncore is
+// paid for that time.
 //
 // The model, for one worker moved from level `from` (frequency f) to `to`
-// (f' < f) for work that takes d at f, with the uncore at fu:
-//   time at f'   d' = d · T(f', fu) / T(f, fu)       (T: rubato/core/model/time_model.hpp)
+// (f' < f) for work that takes d at f, with the uncore at fu and n workers
+// active (docs/slack.md "The cost guard" derives it):
+//   time at f'   d' = s · d,  s = T(f', fu) / T(f, fu)   (T: rubato/core/model/time_model.hpp)
 //   energy at f  E  = (P_busy(f)  + U(fu)/n) · d
 //   energy at f' E' = (P_busy(f') + U(fu)/n) · d'
 // with the work's shares (b_c = β, b_u) taken at (f, the fastest uncore
-// level), so that with b_u = 0 the stretch is exactly 1 + β · (f/f' − 1),
-// and U(fu)/n the uncore's share of one worker's time: the uncore power at
-// its current level over the workers that are active (not waiting) when the
-// decision is made. The slowing pays when E' < E; d cancels, so the verdict
-// depends on the level pair, the sensitivities, fu and n only.
+// level), so that with b_u = 0 the stretch is exactly 1 + β · (f/f' − 1).
+// E' − E is what the whole machine pays: in a work-stealing run whose n
+// workers are busy, the work the slowed one does not do in d' is done by the
+// others, so the run lasts (d' − d)/n longer, and n · P_busy(f) + U pays for
+// that time. The run's EDP then changes, to first order, by
+// ΔE/E_run + ΔT/T_run ∝ E'/E − 1 + (s − 1): the slowing pays when
+// edp_ratio = E'/E + (s − 1) < 1, i.e. when the work's relative energy
+// saving exceeds its relative stretch. d cancels: the verdict depends on the
+// level pair, the sensitivities, fu and n only.
 //
-// The critical path: U/n assumes that the other workers go on with useful
-// work while this one takes longer. Where the program waits for this worker
-// (the others are out of work, or it holds the only work left to run), its
-// extra time costs the whole uncore and every waiting core, and delays the
-// program: such a slowing is not a saving, and the guard refuses it.
+// The critical path: the others absorb the lost work only while they have
+// work. Where the program waits for this worker (the others are out of work,
+// or it holds the only work left to run), its extra time costs the whole
+// uncore and every waiting core, and delays the program by all of d' − d:
+// such a slowing is not a saving, and the guard refuses it.
 // Pure arithmetic: no clock, no OS.
 #pragma once
 
@@ -54,7 +61,7 @@ struct CostModel {
 
 // What a decision is weighed in, beyond its two levels.
 struct GuardContext {
-  int active = 1;         // workers sharing the uncore (< 1 counts as 1)
+  double active = 1;      // workers sharing the uncore, on average (< 1 counts as 1)
   int uncore_level = -1;  // the uncore's level now (CostModel::uncore_hz); -1: not known (uncore_w, no uncore term)
   std::optional<WorkSensitivity> work;  // the work's sensitivities now; none: the model's (beta, uncore_sensitivity)
   bool critical = false;                // the program waits for this worker
@@ -75,12 +82,26 @@ class CostGuard {
 
   bool enabled() const noexcept { return enabled_; }
   // E'/E for moving a worker from `from` to `to` (1 where nothing moves).
-  double energy_ratio(Level from, Level to, const GuardContext& context) const noexcept;
+  double energy_ratio(Level from, Level to, const GuardContext& context) const noexcept {
+    return weigh(from, to, context).energy_ratio;
+  }
   double energy_ratio(Level from, Level to, int active) const noexcept {
     return energy_ratio(from, to, GuardContext::among(active));
   }
+  // s = d'/d, how much longer the work takes at `to` (1 where nothing moves).
+  double stretch(Level from, Level to, const GuardContext& context) const noexcept {
+    return weigh(from, to, context).stretch;
+  }
+  // E'/E + (s − 1): below 1 the run's energy-delay product falls.
+  double edp_ratio(Level from, Level to, const GuardContext& context) const noexcept {
+    const Weighed w = weigh(from, to, context);
+    return w.energy_ratio + (w.stretch - 1.0);
+  }
+  double edp_ratio(Level from, Level to, int active) const noexcept {
+    return edp_ratio(from, to, GuardContext::among(active));
+  }
   bool pays(Level from, Level to, const GuardContext& context) const noexcept {
-    return energy_ratio(from, to, context) < 1.0;
+    return edp_ratio(from, to, context) < 1.0;
   }
   bool pays(Level from, Level to, int active) const noexcept { return pays(from, to, GuardContext::among(active)); }
   // The slowest level in (from, to] whose slowing pays, or `from` when none
@@ -93,6 +114,12 @@ class CostGuard {
   int uncore_levels() const noexcept { return static_cast<int>(model_.uncore_hz.size()); }
 
  private:
+  struct Weighed {
+    double energy_ratio = 1.0;  // E'/E
+    double stretch = 1.0;       // d'/d
+  };
+  Weighed weigh(Level from, Level to, const GuardContext& context) const noexcept;
+
   bool enabled_ = false;
   std::vector<double> hz_;
   CostModel model_;

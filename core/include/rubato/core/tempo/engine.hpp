@@ -155,11 +155,12 @@ class Engine {
   // thread's serial part): it is not waiting, whatever run_end said.
   void serial_begin(WorkerId w) noexcept;
 
-  // slack / guarded: called periodically by a thread other than the workers'
-  // (the session's sweeper, the simulator's clock). Lowers every worker that
-  // has waited at least slack_dwell_ns (slack) and counts the active workers
-  // (the guard's uncore share). Returns the earliest time a waiting worker
-  // reaches the dwell (kNever: none waits).
+  // slack / guarded: called periodically by one thread other than the
+  // workers' (the session's sweeper, the simulator's clock). Lowers every
+  // worker that has waited at least slack_dwell_ns (slack), counts the active
+  // workers (the guard's critical path) and averages them over the time since
+  // the last sweep (the guard's uncore share). Returns the earliest time a
+  // waiting worker reaches the dwell (kNever: none waits).
   static constexpr std::uint64_t kNever = ~std::uint64_t{0};
   std::uint64_t slack_sweep(std::uint64_t now) noexcept;
   bool sweeps() const noexcept { return options_.policy.slack || options_.policy.guarded; }
@@ -252,6 +253,9 @@ class Engine {
   Level effective_level(const Slot& s) const noexcept;  // the policy's level under the ceiling, or slack's slowest
   bool on_critical_path(const Slot& s) const noexcept;  // guarded: the program waits for this worker
   void raise_critical_runner(std::size_t runner, int active, int waiting) noexcept;  // the sweep's part of it
+  // The sweep's time average: worker i's active time since the last sweep, and the mean over all.
+  std::uint64_t active_since_last_sweep(std::size_t i, std::uint64_t word, std::uint64_t now) noexcept;
+  void note_mean_active(std::uint64_t active_ns, std::uint64_t since, std::uint64_t now, int active_now) noexcept;
   void begin_wait(Slot& s, std::uint64_t now) noexcept;
   [[gnu::noinline]] void end_wait(Slot& s, std::uint64_t now) noexcept;
   WorkerId id_of(const Slot& s) const noexcept;
@@ -278,6 +282,12 @@ class Engine {
   std::atomic<int> active_workers_{0};   // not waiting, at the last sweep (0: no sweep yet)
   std::atomic<int> waiting_workers_{0};  // waiting, at the last sweep
   std::atomic<int> queued_workers_{0};   // holding queued tasks, at the last sweep
+  // guarded: workers active on average between the last two sweeps (0: no
+  // sweep yet), and the sweeper's own record behind it: each worker's waited
+  // time and the time of the last sweep.
+  std::atomic<double> mean_active_{0};
+  std::unique_ptr<std::uint64_t[]> swept_waited_ns_;
+  std::uint64_t last_sweep_ns_ = 0;
   std::atomic<int> uncore_level_{-1};
   // The work's sensitivities, written by one thread under a sequence count
   // (odd while a write is under way) so that a reader never mixes two.
