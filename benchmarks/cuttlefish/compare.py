@@ -30,10 +30,16 @@ modelled joules here are therefore
 (e_i, e_m, IPC_ref from the profile; busy core cycles from the report's
 sim.busy_core_cycles), which is fit.py's model on the simulated timeline: at
 2.3/3.0 with every core busy it is exactly RESULTS.md's "model at 2.3/3.0".
+Beside the measured runs it prints fit.py's model of them (RESULTS.md): the
+default as the model at 2.3/3.0 GHz (the hardware's own uncore scaling under
+the default is not modelled), Cuttlefish's combined runs given the settings it
+chose. The model underestimates Cuttlefish's measured energy (RESULTS.md:
+-0.7 to -6.4 % on these six), so eco against the *modelled* Cuttlefish is the
+like-for-like comparison.
 Every figure says whether it is measured (by what) or modelled (by which
 profile). Standard library only.
 
-    benchmarks/cuttlefish/compare.py [--rubato build/default/cli/rubato] [--out DIR]
+    benchmarks/cuttlefish/compare.py [--rubato build/default/cli/rubato] [--out DIR] [--no-commands]
 """
 import argparse
 import csv
@@ -121,6 +127,27 @@ def run_program(args, name, prog, profile):
     return spec, cmd, rows
 
 
+def model_predictions():
+    """fit.py's model of the measured runs, per swept program: the default as
+    the model at 2.3/3.0 GHz, Cuttlefish's combined runs given the settings it
+    chose (the same figures as RESULTS.md)."""
+    sys.path.insert(0, HERE)
+    import fit  # beside this script; imported here so that --help needs no data
+    progs = fit.sweep_points()
+    m = fit.fit_machine(progs)
+    runs, slabs = fit.policy_data()
+    vprogs = fit.validation_programs(m, progs, runs)
+    combined = fit.validate_mode(m, vprogs, runs, slabs, "combined")
+    out = {}
+    for name in fit.SWEPT:
+        t = fit.time_of(vprogs[name], fit.FC0, fit.FU0, m["knee"])
+        e = fit.energy_of(m, vprogs[name], fit.FC0, fit.FU0, t)
+        tc, ec = combined[name]["t_pred"], combined[name]["e_pred"]
+        out[name] = {"default": {"time": t, "energy": e, "edp": t * e},
+                     "combined": {"time": tc, "energy": ec, "edp": tc * ec}}
+    return out
+
+
 def ratio(x, d):
     return x / d if d else float("nan")
 
@@ -129,16 +156,18 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
-def print_tables(results, commands):
+def print_tables(results):
     print("### rubato's policies (modelled) against Cuttlefish's runs (measured), 20 workers\n")
     print("Measured: ten runs each, mean ± 95 % CI, time by the Cuttlefish runtime, energy by RAPL package "
           "(both packages), [Cuttlefish-data] logs/T_inv/T_20 via policy_runs.csv. Modelled: `rubato simulate` "
           f"on simulated:{PROFILE} plus the program's activity energy from programs.json (the same at every "
-          "setting; compare.py's docstring). Ratios against the measured default.\n")
+          "setting; compare.py's docstring). Modelled (fit.py): the model of RESULTS.md, the default at 2.3/3.0 GHz "
+          "(the hardware's uncore scaling under the default is not modelled), Cuttlefish given the settings it "
+          "chose. Ratios against the measured default.\n")
     print("| program | what | source | J | s | EDP kJ·s | E / default | T / default | EDP / default | "
           "core GHz (eco: ceiling) / uncore GHz |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for name, (meas, rows) in results.items():
+    for name, (meas, rows, model) in results.items():
         d = meas["default"]
         dj, ds, dedp = d["energy"][0], d["time"][0], d["edp"][0]
         for mode, label in (("default", "default"), ("combined", "Cuttlefish combined")):
@@ -147,38 +176,60 @@ def print_tables(results, commands):
                   f"{m['time'][0]:.2f} ± {m['time'][1]:.2f} | {m['edp'][0] / 1e3:.0f} ± {m['edp'][1] / 1e3:.0f} | "
                   f"{ratio(m['energy'][0], dj):.3f} | {ratio(m['time'][0], ds):.3f} | "
                   f"{ratio(m['edp'][0], dedp):.3f} | – |")
+        for mode, label, how in (("default", "default", "fit.py at 2.3/3.0"),
+                                 ("combined", "Cuttlefish combined", "fit.py, its chosen settings")):
+            m = model[mode]
+            print(f"| {name} | {label} | modelled ({how}) | {m['energy']:.0f} | {m['time']:.2f} | "
+                  f"{m['edp'] / 1e3:.0f} | {ratio(m['energy'], dj):.3f} | {ratio(m['time'], ds):.3f} | "
+                  f"{ratio(m['edp'], dedp):.3f} | – |")
         for p in POLICIES:
             r = rows[p]
             levels = f"{r['ceiling_ghz']:.2f} / {r['uncore_ghz']:.2f}" if p == "eco" else f"2.30 / {r['uncore_ghz']:.2f}"
             print(f"| {name} | rubato {p} | modelled ({r['source']} + activity) | {r['energy']:.0f} | "
                   f"{r['time']:.2f} | {r['edp'] / 1e3:.0f} | {ratio(r['energy'], dj):.3f} | "
                   f"{ratio(r['time'], ds):.3f} | {ratio(r['edp'], dedp):.3f} | {levels} |")
-    print("\nGeometric means over the six programs, against the measured default:\n")
+    print(f"\nGeometric means over the {len(results)} programs, against the measured default:\n")
     print("| what | source | energy | time | EDP |")
     print("|---|---|---|---|---|")
-    cols = [("Cuttlefish combined", "measured (RAPL)", lambda m, r: (m["combined"]["energy"][0],
-                                                                      m["combined"]["time"][0],
-                                                                      m["combined"]["edp"][0]))]
+    cols = [("Cuttlefish combined", "measured (RAPL)", lambda m, r, x: (m["combined"]["energy"][0],
+                                                                         m["combined"]["time"][0],
+                                                                         m["combined"]["edp"][0])),
+            ("Cuttlefish combined", "modelled (fit.py, its chosen settings)",
+             lambda m, r, x: (x["combined"]["energy"], x["combined"]["time"], x["combined"]["edp"]))]
     for p in POLICIES:
         cols.append((f"rubato {p}", f"modelled (simulated:{PROFILE} + activity)",
-                     lambda m, r, p=p: (r[p]["energy"], r[p]["time"], r[p]["edp"])))
+                     lambda m, r, x, p=p: (r[p]["energy"], r[p]["time"], r[p]["edp"])))
     for label, source, get in cols:
         es, ts, ds = [], [], []
-        for meas, rows in results.values():
-            e, t, edp = get(meas, rows)
+        for meas, rows, model in results.values():
+            e, t, edp = get(meas, rows, model)
             d = meas["default"]
             es.append(e / d["energy"][0])
             ts.append(t / d["time"][0])
             ds.append(edp / d["edp"][0])
         print(f"| {label} | {source} | {geomean(es):.3f} | {geomean(ts):.3f} | {geomean(ds):.3f} |")
-    print("\nPer program, rubato eco against Cuttlefish combined (modelled / measured):\n")
-    print("| program | energy | time | EDP | eco's energy ≤ Cuttlefish's at no more time |")
-    print("|---|---|---|---|---|")
-    for name, (meas, rows) in results.items():
-        c, e = meas["combined"], rows["eco"]
+    misses = [x["combined"]["energy"] / m["combined"]["energy"][0] - 1 for m, _, x in results.values()]
+    print("\nPer program, rubato eco (modelled) against Cuttlefish combined: measured, and as fit.py models it "
+          f"(like for like: the model's energy for Cuttlefish's runs differs from the measured by "
+          f"{min(misses) * 100:+.1f} … {max(misses) * 100:+.1f} %):\n")
+    print("| program | energy / measured | time / measured | EDP / measured | ≤ measured energy at no more time | "
+          "energy / modelled | time / modelled | EDP / modelled |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, (meas, rows, model) in results.items():
+        c, e, x = meas["combined"], rows["eco"], model["combined"]
         ok = e["energy"] <= c["energy"][0] and e["time"] <= c["time"][0]
         print(f"| {name} | {e['energy'] / c['energy'][0]:.3f} | {e['time'] / c['time'][0]:.3f} | "
-              f"{e['edp'] / c['edp'][0]:.3f} | {'yes' if ok else 'no'} |")
+              f"{e['edp'] / c['edp'][0]:.3f} | {'yes' if ok else 'no'} | {e['energy'] / x['energy']:.3f} | "
+              f"{e['time'] / x['time']:.3f} | {e['edp'] / x['edp']:.3f} |")
+
+
+def print_commands(commands, out, show):
+    path = os.path.join(out, "commands.txt")
+    with open(path, "w") as f:
+        f.writelines(" ".join(c) + "\n" for c in commands)
+    if not show:
+        print(f"\nThe simulate commands (iteration work scaled so that baseline takes T0): {path}")
+        return
     print("\nCommands (one per program; the iteration work already scaled so that baseline takes T0):\n")
     print("```")
     for c in commands:
@@ -195,18 +246,22 @@ def main():
     ap.add_argument("--tasks", type=int, default=400, help="iterations (tasks) per region")
     ap.add_argument("--jitter", type=float, default=0.1, help="task work x U[1-j, 1+j]")
     ap.add_argument("--programs", default=",".join(PROGRAMS))
+    ap.add_argument("--no-commands", action="store_true",
+                    help="name the file with the simulate commands (OUT/commands.txt) instead of printing them")
     args = ap.parse_args()
     if not os.access(args.rubato, os.X_OK):
         sys.exit(f"compare: {args.rubato} not built (cmake --build build/default --target rubato)")
     programs = load_json(os.path.join(HERE, "programs.json"))["programs"]
     profile = load_json(os.path.join(REPO, "power", "profiles", PROFILE + ".json"))
+    model = model_predictions()
     results, commands = {}, []
     for name in args.programs.split(","):
         meas = {mode: measured(name, mode) for mode in ("default", "combined")}
         _, cmd, rows = run_program(args, name, programs[name], profile)
-        results[name] = (meas, rows)
+        results[name] = (meas, rows, model[name])
         commands.append(cmd)
-    print_tables(results, commands)
+    print_tables(results)
+    print_commands(commands, args.out, not args.no_commands)
 
 
 if __name__ == "__main__":
