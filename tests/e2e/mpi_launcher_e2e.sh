@@ -183,7 +183,16 @@ slurm)
       --log-file "$tmp/munged.log" --seed-file "$tmp/munge.seed" >/dev/null 2>&1 &
   daemons=($!)
   trap 'kill "${daemons[@]}" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
-  port=$((20000 + $$ % 20000))
+  # Two ports of this run's own: a pair no other run of this script picks at
+  # the same time (pids differ; two runs started together get near pids, so
+  # each takes an even pair), and nothing listens there now.
+  listening() { ss -Htln "( sport = :$1 )" 2>/dev/null | grep -q .; }
+  port=
+  for try in $(seq 0 99); do
+    p=$((20000 + 2 * (($$ + 997 * try) % 10000)))
+    listening "$p" || listening $((p + 1)) || { port=$p; break; }
+  done
+  [ -n "$port" ] || { echo "no free pair of ports for Slurm here"; exit 77; }
   cat >"$tmp/slurm.conf" <<CONF
 ClusterName=rubatoe2e
 SlurmctldHost=$host
@@ -212,13 +221,17 @@ NodeName=$host CPUs=$(nproc) RealMemory=1000 State=UNKNOWN
 PartitionName=e2e Nodes=$host Default=YES MaxTime=10 State=UP OverSubscribe=YES
 CONF
   export SLURM_CONF=$tmp/slurm.conf
-  sleep 0.5
+  # munged listens once its socket exists (bounded wait; a munged that never
+  # comes up is a Slurm that does not work here).
+  deadline=$((SECONDS + 20))
+  while [ ! -S "$tmp/munge.sock" ] && [ $SECONDS -lt $deadline ]; do sleep 0.05; done
+  [ -S "$tmp/munge.sock" ] || { tail -5 "$tmp/munged.log" 2>/dev/null; echo "munged did not start here"; exit 77; }
   slurmctld -D -f "$SLURM_CONF" >"$tmp/ctld.out" 2>&1 &
   daemons+=($!)
   slurmd -D -f "$SLURM_CONF" >"$tmp/d.out" 2>&1 &
   daemons+=($!)
   up=
-  deadline=$((SECONDS + 20))  # sinfo may wait its MessageTimeout for a controller that never answers
+  deadline=$((SECONDS + 40))  # sinfo may wait its MessageTimeout for a controller that never answers
   while [ $SECONDS -lt $deadline ]; do
     timeout 3 sinfo -h -o %t 2>/dev/null | grep -q idle && { up=1; break; }
     sleep 0.2

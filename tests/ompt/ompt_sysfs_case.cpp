@@ -3,9 +3,10 @@
 //
 //   ompt_sysfs_case policy   <tool.so> <fib> <ompt_check> <workdir>
 //     hermes on the sysfs back-end: while fib runs, the policies' scaling_setspeed
-//     files are watched; the slow tempo must be written there, only ladder
-//     frequencies may appear, the report must count applied transitions, the
-//     steals must match the program's own record, and the tree must be restored.
+//     files are watched; the slow tempo must be written there (in one of at most
+//     five runs), only ladder frequencies may appear, the report must count
+//     applied transitions, the steals must match the program's own record, and
+//     the tree must be restored (in every run).
 //   ompt_sysfs_case refused <tool.so> <fib> <ompt_check> <workdir>
 //     the sysfs back-end looks usable but cannot save machine state (a control
 //     file is a symlink, which it refuses to read): the session says so and
@@ -64,14 +65,24 @@ int run(const std::vector<std::string>& argv, const std::vector<std::string>& ex
 
 const std::vector<long> kKhz = {2400000, 1800000, 1400000};
 
-int policy_case(const std::string& tool, const std::string& fib, const std::string& check, const std::string& work) {
+// What one run under hermes on the sysfs back-end showed.
+struct PolicyRun {
+  std::set<std::string> speeds, governors;  // the values seen in the files while it ran
+  std::uint64_t applied = 0;                // applied transitions in its report
+};
+
+// One run of fib under hermes on a fresh fake tree, its files watched; every
+// check that must hold of each run is made here.
+PolicyRun policy_run(const std::string& tool, const std::string& fib, const std::string& check,
+                     const std::string& work) {
+  std::filesystem::create_directories(work);
   rubato::test::FakeSysfs sysfs;
   sysfs.add_cpus(2, 1, kKhz, "ondemand");
   const std::vector<std::string> policies = {"devices/system/cpu/cpufreq/policy0/",
                                              "devices/system/cpu/cpufreq/policy1/"};
   // Watch what the back-end writes while the program runs.
   std::atomic<bool> done{false};
-  std::set<std::string> speeds, governors;
+  PolicyRun seen;
   // A read of a fake file caught in a truncate-and-write can be empty, or, on
   // ext4, mix the new value with the old one's tail ('1400000orted>' while
   // '<unsupported>' is put back): real sysfs attributes are never torn. A value
@@ -88,8 +99,8 @@ int policy_case(const std::string& tool, const std::string& fib, const std::stri
   std::thread watcher([&] {
     while (!done.load()) {
       for (const auto& p : policies) {
-        if (auto v = settled(p + "scaling_setspeed"); !v.empty()) speeds.insert(v);
-        if (auto v = settled(p + "scaling_governor"); !v.empty()) governors.insert(v);
+        if (auto v = settled(p + "scaling_setspeed"); !v.empty()) seen.speeds.insert(v);
+        if (auto v = settled(p + "scaling_governor"); !v.empty()) seen.governors.insert(v);
       }
       std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
@@ -109,17 +120,13 @@ int policy_case(const std::string& tool, const std::string& fib, const std::stri
   expect(r.has_value(), "report: " + err);
   if (r) {
     expect(r->backend == "sysfs", "backend is '" + r->backend + "'");
-    std::uint64_t applied = 0;
-    for (const auto& d : r->domains) applied += d.applied_transitions;
-    expect(applied > 0, "no frequency change applied by the sysfs back-end");
-    std::printf("applied transitions: %llu\n", static_cast<unsigned long long>(applied));
+    for (const auto& d : r->domains) seen.applied += d.applied_transitions;
   }
-  std::string seen;
-  for (const auto& s : speeds) seen += " '" + s + "'";
-  std::printf("scaling_setspeed values seen:%s\n", seen.c_str());
-  expect(governors.count("userspace") == 1, "the userspace governor was never set");
-  expect(speeds.count("1400000") == 1, "the slow tempo (1.4 GHz) never reached scaling_setspeed");
-  for (const auto& s : speeds)
+  std::string values;
+  for (const auto& s : seen.speeds) values += " '" + s + "'";
+  std::printf("applied transitions: %llu; scaling_setspeed values seen:%s\n",
+              static_cast<unsigned long long>(seen.applied), values.c_str());
+  for (const auto& s : seen.speeds)
     expect(s == "<unsupported>" || s == "2400000" || s == "1400000", "scaling_setspeed held '" + s + "', not a tempo");
   // Given back: the governor and limits as they were.
   for (const auto& p : policies) {
@@ -132,7 +139,27 @@ int policy_case(const std::string& tool, const std::string& fib, const std::stri
           work + "/check-stdout.txt", work + "/check-stderr.txt");
   std::printf("%s%s", slurp(work + "/check-stdout.txt").c_str(), slurp(work + "/check-stderr.txt").c_str());
   expect(crc == 0, "ompt_check failed");
-  return failures == 0 ? 0 : 1;
+  return seen;
+}
+
+int policy_case(const std::string& tool, const std::string& fib, const std::string& check, const std::string& work) {
+  // The scenario — the slow tempo applied (a thief slowed) and seen in the
+  // file — needs the applier thread and the watcher on the CPU while a thief
+  // is slow, for a few ms of a short run: on a loaded machine one run may not
+  // show it. It is waited for, over at most five runs; a back-end that never
+  // writes the slow tempo fails all five.
+  constexpr int kRuns = 5;
+  for (int attempt = 1; attempt <= kRuns && failures == 0; ++attempt) {
+    const PolicyRun seen = policy_run(tool, fib, check, work + "/run-" + std::to_string(attempt));
+    const bool shown = seen.applied > 0 && seen.governors.count("userspace") == 1 && seen.speeds.count("1400000") == 1;
+    if (shown) return failures == 0 ? 0 : 1;
+    std::printf("run %d of %d: the slow tempo was not both applied and seen; running again\n", attempt, kRuns);
+  }
+  if (failures > 0) return 1;  // a run broke a check of its own (printed above)
+  expect(false,
+         "in no run was the slow tempo (1.4 GHz) applied and seen in scaling_setspeed (with the userspace "
+         "governor set)");
+  return 1;
 }
 
 int refused_case(const std::string& tool, const std::string& fib, const std::string& work) {
@@ -173,11 +200,22 @@ int main(int argc, char** argv) {
     std::printf("usage: ompt_sysfs_case policy|refused <tool.so> <fib> <ompt_check> <workdir>\n");
     return 2;
   }
-  const std::string mode = argv[1], work = argv[5];
-  std::filesystem::remove_all(work);
-  std::filesystem::create_directories(work);
-  if (mode == "policy") return policy_case(argv[2], argv[3], argv[4], work);
-  if (mode == "refused") return refused_case(argv[2], argv[3], work);
-  std::printf("unknown mode %s\n", mode.c_str());
-  return 2;
+  const std::string mode = argv[1];
+  if (mode != "policy" && mode != "refused") {
+    std::printf("unknown mode %s\n", mode.c_str());
+    return 2;
+  }
+  // This run's own directory under <workdir>: two runs at once (two test runs
+  // in one build tree) must not share or remove each other's files. Kept when
+  // the case fails.
+  std::filesystem::create_directories(argv[5]);
+  std::string work = std::string(argv[5]) + "/run-XXXXXX";
+  if (!::mkdtemp(work.data())) {
+    std::printf("cannot make a directory under %s\n", argv[5]);
+    return 2;
+  }
+  const int rc = mode == "policy" ? policy_case(argv[2], argv[3], argv[4], work) : refused_case(argv[2], argv[3], work);
+  if (rc == 0) std::filesystem::remove_all(work);
+  else std::printf("the run's files: %s\n", work.c_str());
+  return rc;
 }

@@ -15,6 +15,12 @@ foreach(v PROGRAM TOOL WORK MODE)
   endif()
 endforeach()
 
+# WORK is the case's (a later test may read its report): two runs of one case
+# at once (two test runs in one build tree) take turns instead of removing
+# each other's files.
+get_filename_component(work_parent "${WORK}" DIRECTORY)
+file(MAKE_DIRECTORY "${work_parent}")
+file(LOCK "${WORK}.lock" GUARD PROCESS TIMEOUT 600)
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 set(report "${WORK}/report.json")

@@ -31,6 +31,16 @@ struct ParkedWorker {
   std::thread thread;
 };
 
+// Waits (bounded) until worker `w` has entered its wait: park() counts the
+// wait once it read its start time, so what it then measures runs from before
+// this returns. (The thread may start late on a loaded machine.)
+bool parked(const WorkerParking& p, WorkerId w) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (p.waits(w).value_or(0) == 0 && std::chrono::steady_clock::now() < end)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return p.waits(w).value_or(0) > 0;
+}
+
 }  // namespace
 
 TEST_CASE("Ompt.Parking.WithdrawnRequestWakesTheWorker", "[ompt][parking]") {
@@ -43,6 +53,7 @@ TEST_CASE("Ompt.Parking.WithdrawnRequestWakesTheWorker", "[ompt][parking]") {
   REQUIRE(parking.requested(1));
   {
     ParkedWorker w(parking, 1);
+    REQUIRE(parked(parking, 1));
     CHECK_FALSE(w.runs_within(std::chrono::milliseconds(50)));  // parked
     const std::uint8_t none[] = {0, 0};
     parking.apply(none, 30.0);
@@ -81,6 +92,7 @@ TEST_CASE("Ompt.Parking.ReleaseAllWakesAndIgnoresLaterRequests", "[ompt][parking
   parking.apply(park, 30.0);
   {
     ParkedWorker w(parking, 0);
+    REQUIRE(parked(parking, 0));
     CHECK_FALSE(w.runs_within(std::chrono::milliseconds(20)));
     parking.release_all();
     CHECK(w.runs_within(std::chrono::seconds(5)));

@@ -32,13 +32,10 @@ struct SleepingProgram {
     const auto paren = text.rfind(')');
     return paren == std::string::npos || paren + 2 >= text.size() ? '?' : text[paren + 2];
   }
-  // Waits up to 2 s for the state to become `want`.
+  // Waits (at most 20 s: a stopped or continued process shows its new state
+  // once it ran, later on a loaded machine) for the state to become `want`.
   bool becomes(char want) const {
-    for (int i = 0; i < 200; ++i) {
-      if (state() == want) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return false;
+    return test::wait_until([&] { return state() == want; }, 20);
   }
 };
 

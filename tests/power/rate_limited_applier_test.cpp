@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 #include <vector>
 
+#include "child_process.hpp"
 #include "rubato/power/frequency/rate_limited_applier.hpp"
 
 using namespace rubato;
@@ -89,7 +90,7 @@ TEST_CASE("Power.RateLimit.ThreadAppliesOffTheCallingThread") {
   RateLimitedApplier applier(records, 0, [&](DomainId, double) { return ++writes, true; });
   applier.start();
   records.request(0, 0, 2.4e9);
-  for (int i = 0; i < 2000 && writes.load() == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  CHECK(test::wait_until([&] { return writes.load() > 0; }));  // its thread's first write, bounded
   applier.stop();
   CHECK(writes.load() == 1);
 }

@@ -69,14 +69,9 @@ struct ChildOnFakeTree {
   }
 };
 
-bool wait_for(const std::function<bool()>& done, double seconds = 5) {
-  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (std::chrono::steady_clock::now() < end) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  return done();
-}
+// The applier writes from a thread of its own: its state is waited for (20 s
+// at most, generous on a loaded machine).
+bool wait_for(const std::function<bool()>& done) { return test::wait_until(done, 20); }
 
 }  // namespace
 

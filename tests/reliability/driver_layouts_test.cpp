@@ -81,7 +81,9 @@ struct LayoutScene {
                             ? value(policy_file(p, "scaling_min_freq")) == value(policy_file(p, "scaling_max_freq"))
                             : value(policy_file(p, "scaling_governor")) == "userspace" &&
                                   value(policy_file(p, "scaling_setspeed")) != "<unsupported>");
-      return cpufreq && (!uncore || value(uncore_file("max_freq_khz")) == kUncoreKhz);
+      // The uncore's two limits are written one after the other.
+      return cpufreq && (!uncore || (value(uncore_file("min_freq_khz")) == kUncoreKhz &&
+                                     value(uncore_file("max_freq_khz")) == kUncoreKhz));
     });
     if (!taken) FAIL("rubato did not take control; stderr:\n" << program->err_so_far());
     return *program;
@@ -100,6 +102,14 @@ struct LayoutScene {
   bool wait_for_a_transition() const {
     const auto first = written();
     return test::wait_until([&] { return written() != first; }, 30);
+  }
+  // A pinning layout's policy `p` seen with min = max. Each transition writes
+  // the two files one after the other and the program keeps changing
+  // frequency (no dwell), so one read of each can straddle a write: the
+  // pinned state is waited for (bounded), not assumed at one instant.
+  bool pinned(int p) const {
+    return test::wait_until(
+        [&] { return value(policy_file(p, "scaling_min_freq")) == value(policy_file(p, "scaling_max_freq")); }, 30);
   }
 
   test::ProgramResult stop() {
@@ -164,8 +174,7 @@ TEST_CASE("Reliability.DriverLayouts.WritesWhatTheDriverTakesAndRestoresAtExit")
       if (pins) {
         CHECK_FALSE(changed.count(dir + "scaling_governor"));
         CHECK_FALSE(changed.count(dir + "scaling_setspeed"));
-        CHECK(scene.value(scene.policy_file(p, "scaling_min_freq")) ==
-              scene.value(scene.policy_file(p, "scaling_max_freq")));
+        CHECK(scene.pinned(p));
         seen_khz.insert(scene.value(scene.policy_file(p, "scaling_max_freq")));
       } else {
         CHECK(scene.value(scene.policy_file(p, "scaling_governor")) == "userspace");

@@ -102,12 +102,17 @@ struct Backend {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Options o = parse(argc, argv);
+  Options o = parse(argc, argv);
   rubato::test::FakeSysfs tree;
   tree.add_cpus(2, 1, {2400000, 2200000, 1900000, 1600000, 1400000});
   const auto pristine = tree.snapshot();
+  // This run's own directory under --work: two runs at once (two test runs in
+  // one build tree) must not share or remove each other's files. Kept when a
+  // case fails.
+  std::filesystem::create_directories(o.work);
+  o.work += "/run-XXXXXX";
+  if (!::mkdtemp(o.work.data())) usage("cannot make a directory under " + o.work);
   const std::string state_dir = o.work + "/state";
-  std::filesystem::remove_all(o.work);
   std::filesystem::create_directories(state_dir);
   std::filesystem::permissions(state_dir, std::filesystem::perms::owner_all);
 
@@ -179,5 +184,7 @@ int main(int argc, char** argv) {
   std::printf(
       "%d runs (%zu thread configurations x (1 without + %zu with rubato), %d re-runs after a crash), %d failed\n",
       runs, o.threads.size(), policies.size() * backends.size(), retried, failures);
+  if (failures == 0) std::filesystem::remove_all(o.work);
+  else std::printf("the runs' files: %s\n", o.work.c_str());
   return failures == 0 ? 0 : 1;
 }

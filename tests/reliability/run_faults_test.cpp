@@ -32,8 +32,11 @@ TEST_CASE("Reliability.RunFaults.EnergyCounterWrapsDuringTheRun") {
   // 999 J of a 1000 J range: the package counter wraps while the program runs.
   add_rapl(scene.tree, "999000000", "5000000");
   scene.start({.backend = "emulated"});
-  scene.tree.write("class/powercap/intel-rapl:0/energy_uj", "2500000\n");    // 999 -> 1000 = 0 -> 2.5: 3.5 J
-  scene.tree.write("class/powercap/intel-rapl:0:0/energy_uj", "6000000\n");  // dram +1 J
+  // Replaced in one step: the meter polls the counters while the program
+  // runs, and a poll between a truncate and a write would read an empty file
+  // (a failed reading: no measured figure at all).
+  scene.tree.replace("class/powercap/intel-rapl:0/energy_uj", "2500000\n");    // 999 -> 1000 = 0 -> 2.5: 3.5 J
+  scene.tree.replace("class/powercap/intel-rapl:0:0/energy_uj", "6000000\n");  // dram +1 J
   const auto r = scene.stop();
   INFO(r.err);
   CHECK(r.ok());

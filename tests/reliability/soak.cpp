@@ -37,6 +37,15 @@ std::pair<long, long> memory_kb(pid_t pid) {
   return {field("VmRSS"), field("VmHWM")};
 }
 
+// When a write happened, as the watcher can know it: after its previous read
+// of the inotify queue (`after`) and by the read that returned it (`by`).
+// A watcher kept off the CPU (a loaded machine) reads many events at once:
+// stamping them all with one read time would crowd them into a second they
+// did not all happen in.
+struct WriteTime {
+  double after, by;
+};
+
 // Every close-after-write of the watched files, with its time, per file.
 class WriteWatch {
  public:
@@ -51,39 +60,47 @@ class WriteWatch {
     thread_.join();
     close(fd_);
   }
-  const std::vector<std::vector<double>>& times() const { return times_; }
+  const std::vector<std::vector<WriteTime>>& times() const { return times_; }
 
  private:
   void loop() {
     const auto t0 = std::chrono::steady_clock::now();
+    const auto since_t0 = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
     alignas(inotify_event) char buf[64 * 1024];
+    double previous_read = 0;
     while (running_) {
+      const double before = previous_read;
       const ssize_t n = read(fd_, buf, sizeof buf);
-      const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      const double t = since_t0();
+      previous_read = t;
       if (n <= 0) {
         std::this_thread::sleep_for(std::chrono::microseconds(200));
         continue;
       }
       for (char* p = buf; p < buf + n;) {
         const auto* e = reinterpret_cast<inotify_event*>(p);
-        if (auto it = wd_.find(e->wd); it != wd_.end()) times_[it->second].push_back(t);
+        if (auto it = wd_.find(e->wd); it != wd_.end()) times_[it->second].push_back({before, t});
         p += sizeof(inotify_event) + e->len;
       }
     }
   }
   int fd_;
   std::map<int, std::size_t> wd_;
-  std::vector<std::vector<double>> times_;
+  std::vector<std::vector<WriteTime>> times_;
   std::atomic<bool> running_{true};
   std::thread thread_;
 };
 
-// The most events of `t` inside any window of one second.
-std::size_t busiest_second(const std::vector<double>& t) {
+// The most events of `t` certainly inside one window of one second: those
+// whose whole interval lies in it (a lower bound on the true count, exact when
+// the watcher kept up). Windows start where an interval starts; `t` is in
+// order of both ends.
+std::size_t busiest_second(const std::vector<WriteTime>& t) {
   std::size_t best = 0;
-  for (std::size_t i = 0, j = 0; j < t.size(); ++j) {
-    while (t[j] - t[i] >= 1.0) ++i;
-    best = std::max(best, j - i + 1);
+  for (std::size_t i = 0, j = 0; i < t.size(); ++i) {
+    j = std::max(j, i);
+    while (j < t.size() && t[j].by - t[i].after <= 1.0) ++j;
+    best = std::max(best, j - i);
   }
   return best;
 }
@@ -95,10 +112,18 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s <fib_omp> <librubato_ompt.so> <profiles dir> <work dir>\n", argv[0]);
     return 2;
   }
-  const std::string fib = argv[1], tool = argv[2], profiles = argv[3], work = argv[4];
+  const std::string fib = argv[1], tool = argv[2], profiles = argv[3];
   const char* seconds_env = std::getenv("SOAK_SECONDS");
   const double target_s = seconds_env ? std::atof(seconds_env) : 60;
-  std::filesystem::remove_all(work);
+  // A directory of this run's own under <work dir>: two soaks at once (two
+  // test runs in one build tree) must not share or remove each other's files.
+  // Kept when the soak fails (its report and the program's output).
+  std::filesystem::create_directories(argv[4]);
+  std::string work = std::string(argv[4]) + "/run-XXXXXX";
+  if (!::mkdtemp(work.data())) {
+    std::printf("FAIL cannot make a directory under %s\n", argv[4]);
+    return 1;
+  }
   std::filesystem::create_directories(work + "/state");
   std::filesystem::permissions(work + "/state", std::filesystem::perms::owner_all);
   rubato::test::FakeSysfs tree("/dev/shm");
@@ -189,5 +214,7 @@ int main(int argc, char** argv) {
   check(late.first > 0 && late.first <= early.first + std::max(4096L, early.first / 10),
         "resident memory flat (end within max(4 MiB, 10%) of the early figure)");
   check(late.second <= early.second + std::max(4096L, early.second / 10), "peak resident memory flat");
+  if (failures == 0) std::filesystem::remove_all(work);
+  else std::printf("the run's files: %s\n", work.c_str());
   return failures == 0 ? 0 : 1;
 }

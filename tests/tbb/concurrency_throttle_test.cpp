@@ -7,6 +7,7 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -32,6 +33,15 @@ std::size_t threads_in_region(::tbb::task_arena& arena) {
     });
   });
   return seen.size();
+}
+
+// Runs regions until `done` holds of the last one's thread count, for at most
+// 20 s (workers woken on a loaded machine can take long to join); that count.
+std::size_t regions_until(::tbb::task_arena& arena, const std::function<bool(std::size_t)>& done) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  std::size_t now = threads_in_region(arena);
+  while (!done(now) && std::chrono::steady_clock::now() < end) now = threads_in_region(arena);
+  return now;
 }
 
 }  // namespace
@@ -61,22 +71,14 @@ TEST_CASE("Tbb.Throttle.RegionsFollowTheLimit", "[tbb]") {
   ::tbb::task_arena arena(4);
   rubato::tbb::concurrency_throttle throttle;
   REQUIRE(throttle.ceiling() == 4);
-  std::size_t most = 0;
-  for (int i = 0; i < 20 && most < 2; ++i) most = std::max(most, threads_in_region(arena));
-  REQUIRE(most >= 2);  // unthrottled, workers join
+  const auto several = [](std::size_t n) { return n >= 2; };
+  REQUIRE(regions_until(arena, several) >= 2);  // unthrottled, workers join
 
   throttle.set_limit(1);
   // A lowered limit acts when workers come back for work: within a few regions.
-  std::size_t now = 0;
-  for (int i = 0; i < 50; ++i) {
-    now = threads_in_region(arena);
-    if (now == 1) break;
-  }
-  CHECK(now == 1);
+  CHECK(regions_until(arena, [](std::size_t n) { return n == 1; }) == 1);
   for (int i = 0; i < 5; ++i) CHECK(threads_in_region(arena) == 1);
 
   throttle.set_limit(4);
-  most = 0;
-  for (int i = 0; i < 50 && most < 2; ++i) most = std::max(most, threads_in_region(arena));
-  CHECK(most >= 2);
+  CHECK(regions_until(arena, several) >= 2);
 }

@@ -13,7 +13,10 @@ function(run_example out_var)
   set(${out_var} "${out}" PARENT_SCOPE)
 endfunction()
 
-file(REMOVE ${REPORT})
+# REPORT names a file in the build tree: a random part makes it this run's
+# own, so that two test runs at once in one tree never read each other's report.
+string(RANDOM LENGTH 12 run_id)
+set(REPORT "${REPORT}.${run_id}.json")
 run_example(plain)
 run_example(preloaded ${CMAKE_COMMAND} -E env LD_PRELOAD=${PRELOAD} RUBATO_REPORT=${REPORT} RUBATO_BACKEND=dry-run
             RUBATO_LOG=error)
