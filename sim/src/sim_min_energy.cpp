@@ -35,25 +35,4 @@ std::optional<min_energy::Decision> SimMinEnergy::step(double now_s, double inte
   return controller_.step({now_s, activity, counts_transactions() ? &sample : nullptr});
 }
 
-FrequencyPairEvent to_event(const min_energy::Decision& d, const std::string& model) {
-  FrequencyPairEvent e;
-  e.t_s = d.t_s;
-  e.core_sensitivity = d.sensitivity.value.core;
-  e.uncore_sensitivity = d.sensitivity.value.uncore;
-  e.core_sensitivity_source = std::string(to_string(d.sensitivity.core_source));
-  e.uncore_sensitivity_source = std::string(to_string(d.sensitivity.uncore_source));
-  if (d.transaction_rate_per_s >= 0) e.transaction_rate_per_s = d.transaction_rate_per_s;
-  e.working = d.working;
-  e.waiting = d.waiting;
-  e.core_level = static_cast<int>(d.pair.core_level);
-  e.core_hz = d.pair.core_hz;
-  e.uncore_level = static_cast<int>(d.pair.uncore_level);
-  e.uncore_hz = d.pair.uncore_hz;
-  e.time_factor = d.pair.time_factor;
-  e.energy_ratio = d.pair.energy_ratio;
-  e.model = model;
-  e.reason = d.reason;
-  return e;
-}
-
 }  // namespace rubato::sim::detail

@@ -52,8 +52,4 @@ class SimMinEnergy {
   double transactions_ = 0;
 };
 
-// A decision as the report records it (the live runner's fields), its
-// energy model `model` ("simulated:<profile>").
-FrequencyPairEvent to_event(const min_energy::Decision& d, const std::string& model);
-
 }  // namespace rubato::sim::detail

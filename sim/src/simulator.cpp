@@ -14,6 +14,7 @@
 #include "rubato/core/counters/counter_sample.hpp"
 #include "rubato/core/efs/efs_controller.hpp"
 #include "rubato/core/efs/efs_model.hpp"
+#include "rubato/core/min_energy/decision_event.hpp"
 #include "rubato/core/model/time_model.hpp"
 #include "rubato/power/energy/power_model.hpp"
 #include "rubato/power/session/slack_setup.hpp"
@@ -736,7 +737,7 @@ void Simulation::Impl::min_energy_step() {
 // level and the ceiling, through the DVFS model), the work's sensitivities
 // for the guard, the uncore's level; and the record.
 void Simulation::Impl::apply_decision(const min_energy::Decision& d) {
-  result.frequency_pairs.push_back(detail::to_event(d, "simulated:" + opt.profile.name));
+  result.frequency_pairs.push_back(min_energy::to_report_event(d, "simulated:" + opt.profile.name));
   if (d.pair.core_hz != ceiling_hz) {
     bank_ceiling();
     ceiling_hz = d.pair.core_hz;

@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "rubato/core/min_energy/decision_event.hpp"
+
 namespace rubato {
 namespace {
 
@@ -49,24 +51,7 @@ void MinEnergyRunner::apply(const min_energy::Decision& d, double) {
 }
 
 void MinEnergyRunner::record(const min_energy::Decision& d) {
-  FrequencyPairEvent e;
-  e.t_s = d.t_s;
-  e.core_sensitivity = d.sensitivity.value.core;
-  e.uncore_sensitivity = d.sensitivity.value.uncore;
-  e.core_sensitivity_source = std::string(to_string(d.sensitivity.core_source));
-  e.uncore_sensitivity_source = std::string(to_string(d.sensitivity.uncore_source));
-  if (d.transaction_rate_per_s >= 0) e.transaction_rate_per_s = d.transaction_rate_per_s;
-  e.working = d.working;
-  e.waiting = d.waiting;
-  e.core_level = static_cast<int>(d.pair.core_level);
-  e.core_hz = d.pair.core_hz;
-  e.uncore_level = static_cast<int>(d.pair.uncore_level);
-  e.uncore_hz = d.pair.uncore_hz;
-  e.time_factor = d.pair.time_factor;
-  e.energy_ratio = d.pair.energy_ratio;
-  e.model = model_label_;
-  e.reason = d.reason;
-  events_.push_back(std::move(e));
+  events_.push_back(min_energy::to_report_event(d, model_label_));
 }
 
 void MinEnergyRunner::account(double now_s) {
