@@ -57,8 +57,14 @@ TEST_CASE("Clock.Tsc.CalibrationIsRepeatable", "[core][clock]") {
 }
 
 // A time stamp taken after seeing another thread's stamp is not earlier than
-// it (the TSCs are synchronised; 1 µs allows for rdtsc's lack of ordering).
+// it (the TSCs are synchronised). The margin allows for rdtsc's lack of
+// ordering and for the small offsets between virtual CPUs' TSCs a hypervisor
+// leaves: on a 2-vCPU VM, a 1 µs margin was exceeded once in 13 loaded
+// test runs. The engine takes differences of stamps from different threads
+// clamped at 0, so steps this small cost it nothing; a TSC that is not
+// synchronised at all (ms apart) still fails here.
 TEST_CASE("Clock.Steady.MonotonicWithinAndAcrossThreads", "[core][clock]") {
+  constexpr std::uint64_t kCrossThreadMarginNs = 50'000;
   const SteadyClock clock;
   std::atomic<std::uint64_t> published{0};
   std::atomic<int> backwards_own{0}, backwards_seen{0};
@@ -68,7 +74,7 @@ TEST_CASE("Clock.Steady.MonotonicWithinAndAcrossThreads", "[core][clock]") {
       const std::uint64_t seen = published.load(std::memory_order_acquire);
       const std::uint64_t now = clock.now_ns();
       if (now < last) backwards_own.fetch_add(1);
-      if (now + 1000 < seen) backwards_seen.fetch_add(1);
+      if (now + kCrossThreadMarginNs < seen) backwards_seen.fetch_add(1);
       published.store(now, std::memory_order_release);
       last = now;
     }
