@@ -16,11 +16,10 @@
 // 2 on bad input.
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 
+#include "read_report.hpp"
 #include "rubato/core/io/report.hpp"
 #include "rubato/core/model/time_model.hpp"
 
@@ -111,13 +110,11 @@ int check(const rubato::Report& r) {
   return 0;
 }
 
+// The report at `path`, or nullopt after saying why on stderr.
 std::optional<rubato::Report> read(const char* path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
   std::string error;
-  auto r = rubato::report_from_json(text.str(), error);
-  if (!r) std::fprintf(stderr, "%s: %s\n", path, error.c_str());
+  auto r = rubato::test::read_report(path, error);
+  if (!r) std::fprintf(stderr, "%s\n", error.c_str());
   return r;
 }
 

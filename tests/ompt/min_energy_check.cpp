@@ -11,10 +11,9 @@
 // knee / f); compute-bound: the lowest level, 1.2 GHz. Exit 0 when the
 // check holds, 1 when it does not, 2 on bad input.
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 
+#include "read_report.hpp"
 #include "rubato/core/io/report.hpp"
 
 namespace {
@@ -80,13 +79,11 @@ int check(const rubato::Report& memory, const rubato::Report& compute) {
   return 0;
 }
 
+// The report at `path`, or nullopt after saying why on stderr.
 std::optional<rubato::Report> read(const char* path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
   std::string error;
-  auto r = rubato::report_from_json(text.str(), error);
-  if (!r) std::fprintf(stderr, "%s: %s\n", path, error.c_str());
+  auto r = rubato::test::read_report(path, error);
+  if (!r) std::fprintf(stderr, "%s\n", error.c_str());
   return r;
 }
 

@@ -11,10 +11,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 
+#include "read_report.hpp"
 #include "rubato/core/io/report.hpp"
 
 namespace {
@@ -60,15 +59,8 @@ int main(int argc, char** argv) {
     std::printf("usage: producer_tempo_check <report.json> [min stolen-from]\n");
     return 2;
   }
-  std::ifstream in(argv[1], std::ios::binary);
-  if (!in) {
-    std::printf("cannot read %s\n", argv[1]);
-    return 2;
-  }
-  std::stringstream text;
-  text << in.rdbuf();
   std::string error;
-  const auto report = rubato::report_from_json(text.str(), error);
+  const auto report = rubato::test::read_report(argv[1], error);
   if (!report) {
     std::printf("report: %s\n", error.c_str());
     return 2;

@@ -10,10 +10,16 @@
 
 namespace rubato::test {
 
-// nullopt when the file is missing or unreadable.
+// nullopt when the file is missing or unreadable; `error` says why.
+inline std::optional<Report> read_report(const std::string& path, std::string& error) {
+  auto r = report_from_json(read_file(path), error);
+  if (!r) error = path + ": " + error;
+  return r;
+}
+
 inline std::optional<Report> read_report(const std::string& path) {
   std::string error;
-  return report_from_json(read_file(path), error);
+  return read_report(path, error);
 }
 
 // True when `r` has a note containing `text`.
