@@ -31,7 +31,10 @@ void MinEnergyRunner::step(const counters::CounterSample* sample, double now_s) 
     record(*d);
   }
   if (uncore_) uncore_->apply_due();  // a setting the rate limit held back
-  if (uncore_) {
+  // Published only when it moved: the workers read the operating point (the
+  // emulator, every segment) and the engine's level (the guard), and a store,
+  // even of the same value, takes that cache line from each of them.
+  if (uncore_ && uncore_->current_hz(0) != uncore_hz_) {
     uncore_hz_ = uncore_->current_hz(0);
     if (point_) point_->set_uncore_hz(uncore_hz_);
     if (uncore_->domains() > 0 && uncore_hz_ > 0)
