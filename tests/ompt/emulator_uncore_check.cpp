@@ -110,14 +110,6 @@ int check(const rubato::Report& r) {
   return 0;
 }
 
-// The report at `path`, or nullopt after saying why on stderr.
-std::optional<rubato::Report> read(const char* path) {
-  std::string error;
-  auto r = rubato::test::read_report(path, error);
-  if (!r) std::fprintf(stderr, "%s\n", error.c_str());
-  return r;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -125,7 +117,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: emulator_uncore_check <report.json>\n");
     return 2;
   }
-  const auto report = read(argv[1]);
+  const auto report = rubato::test::read_report_or_say(argv[1]);
   if (!report) return 2;
   try {
     return check(*report);

@@ -79,14 +79,6 @@ int check(const rubato::Report& memory, const rubato::Report& compute) {
   return 0;
 }
 
-// The report at `path`, or nullopt after saying why on stderr.
-std::optional<rubato::Report> read(const char* path) {
-  std::string error;
-  auto r = rubato::test::read_report(path, error);
-  if (!r) std::fprintf(stderr, "%s\n", error.c_str());
-  return r;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -94,8 +86,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: min_energy_check <memory-bound report.json> <compute-bound report.json>\n");
     return 2;
   }
-  const auto memory = read(argv[1]);
-  const auto compute = read(argv[2]);
+  const auto memory = rubato::test::read_report_or_say(argv[1]);
+  const auto compute = rubato::test::read_report_or_say(argv[2]);
   if (!memory || !compute) return 2;
   try {
     return check(*memory, *compute);

@@ -2,6 +2,7 @@
 // fields, not the layout of the JSON text.
 #pragma once
 
+#include <cstdio>
 #include <optional>
 #include <string>
 
@@ -20,6 +21,14 @@ inline std::optional<Report> read_report(const std::string& path, std::string& e
 inline std::optional<Report> read_report(const std::string& path) {
   std::string error;
   return read_report(path, error);
+}
+
+// The same for a checker program: why it failed goes to stderr.
+inline std::optional<Report> read_report_or_say(const std::string& path) {
+  std::string error;
+  auto r = read_report(path, error);
+  if (!r) std::fprintf(stderr, "%s\n", error.c_str());
+  return r;
 }
 
 // True when `r` has a note containing `text`.
