@@ -1,7 +1,7 @@
 // `rubato calibrate`: measures this machine's profile (RAPL + cpufreq), or
-// with --beta a program's frequency sensitivity β
+// with --beta a program's core and uncore sensitivities
 // (docs/calibrate.md). The measuring is power/'s (calibration.hpp); this file
-// parses options, runs the program for --beta and writes the files.
+// parses options and writes the profile; --beta is cmd_calibrate_beta.cpp.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -13,6 +13,7 @@
 
 #include "commands/args.hpp"
 #include "commands/commands.hpp"
+#include "commands/cmd_calibrate_beta.hpp"
 #include "analysis/file_io.hpp"
 #include "experiment/process.hpp"
 #include "rubato/core/config/settings.hpp"
@@ -28,11 +29,14 @@ namespace rubato::cli {
 const CommandSpec& calibrate_spec() {
   static const CommandSpec spec{
       "calibrate",
-      "measure this machine's profile (RAPL + cpufreq), or with --beta a program's frequency sensitivity",
+      "measure this machine's profile (RAPL + cpufreq), or with --beta a program's core and uncore sensitivities",
       "",
       "PROGRAM ARGS (with --beta)",
       {
-          {"beta", kWhatToRun, "measure the program after -- at two frequencies: its beta (time ~ f^-beta)", "", "",
+          {"beta", kWhatToRun,
+           "time the program after -- at the fastest and slowest core (and, where settable, uncore) frequency: "
+           "the shares of its time each clock sets",
+           "", "",
            ""},
           {"cpus", kWhatToRun, "the CPUs to measure", "LIST", "every CPU", "a CPU list, e.g. 0-3,8"},
           {"freqs", kWhatToRun, "the frequencies to measure", "LIST", "5 spread over the ladder",
@@ -45,7 +49,7 @@ const CommandSpec& calibrate_spec() {
            "0..86400"},
           {"allow-noisy", kWhereResultsGo, "write the profile even where points stayed polluted, marked unreliable", "",
            "", ""},
-          {"runs", kHowToMeasure, "--beta: runs at each frequency", "N", "5", "2..10000"},
+          {"runs", kHowToMeasure, "--beta: rounds (one run at each setting)", "N", "5", "2..10000"},
           {"timeout", kHowToMeasure, "--beta: stop a run after S seconds (0: never)", "S", "0", "0..1e6"},
           {"out", kWhereResultsGo, "where the profile (or --beta's result) is written", "FILE",
            "calibrated-HOST.json (--beta: standard output)", "a file path", false, 'o'},
@@ -57,19 +61,6 @@ const CommandSpec& calibrate_spec() {
 }
 
 namespace {
-
-struct CalibrateOptions {
-  CalibrationOptions measure;
-  std::string out;
-  bool beta = false;
-  int runs = 5;
-  double timeout_s = 0;
-  std::vector<std::string> program;
-};
-
-void write_or_throw(const std::string& path, const std::string& text) {
-  if (!write_file_atomically(path, text)) throw std::runtime_error("cannot write " + path);
-}
 
 CalibrateOptions setup(const std::vector<std::string>& argv) {
   Args a(argv, calibrate_spec());
@@ -147,118 +138,6 @@ int calibrate_machine(const CalibrateOptions& o) {
   return 0;
 }
 
-// One run of the program with every measured CPU at `f`; false (and `error`) when it failed.
-bool timed_run(const CalibrateOptions& o, CalibrationFrequency& freq, double f, double& seconds, std::string& error) {
-  if (!freq.set(f)) {
-    error = "setting " + std::to_string(std::lround(f / 1e6)) + " MHz failed";
-    return false;
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  const ChildResult c = run_child(o.program, {}, "/dev/null", "/dev/null", o.timeout_s);
-  if (!c.started || c.exit_status != 0 || c.timed_out || c.interrupted) {
-    error = !c.started      ? c.error
-            : c.interrupted ? std::string("interrupted")
-            : c.timed_out   ? std::string("the program timed out")
-                            : "the program failed (exit status " + std::to_string(c.exit_status) + ")";
-    return false;
-  }
-  seconds = c.elapsed_s;
-  return true;
-}
-
-struct BetaPairs {
-  std::vector<double> t_fast, t_slow, betas;
-};
-
-// One warm-up run, then --runs pairs at `fast` and `slow`, the order alternating.
-bool measure_pairs(const CalibrateOptions& o, CalibrationFrequency& freq, double fast, double slow, BetaPairs& pairs,
-                   std::string& error) {
-  double ignored = 0;
-  if (!timed_run(o, freq, fast, ignored, error)) return false;
-  for (int i = 0; i < o.runs; ++i) {
-    double tf = 0, ts = 0;
-    const bool ok = (i % 2 == 0) ? timed_run(o, freq, fast, tf, error) && timed_run(o, freq, slow, ts, error)
-                                 : timed_run(o, freq, slow, ts, error) && timed_run(o, freq, fast, tf, error);
-    if (!ok) return false;
-    pairs.t_fast.push_back(tf);
-    pairs.t_slow.push_back(ts);
-    pairs.betas.push_back((ts / tf - 1) / (fast / slow - 1));
-  }
-  return true;
-}
-
-void write_beta_json(const CalibrateOptions& o, double fast, double slow, const Summary& b, const BetaPairs& pairs) {
-  nlohmann::json j;
-  j["program"] = o.program;
-  j["host"] = calibration_host();
-  j["date"] = calibration_date();
-  j["method"] =
-      "rubato calibrate --beta: beta = (T_slow / T_fast - 1) / (f_fast / f_slow - 1) per pair of runs "
-      "(interleaved, order alternating, one warm-up run not counted); mean and 95% Student-t interval "
-      "over the pairs";
-  j["f_fast_hz"] = fast;
-  j["f_slow_hz"] = slow;
-  j["runs"] = o.runs;
-  j["beta"] = b.mean;
-  j["ci95"] = b.ci95;
-  j["ci95_low"] = b.mean - b.ci95;
-  j["ci95_high"] = b.mean + b.ci95;
-  j["beta_per_pair"] = pairs.betas;
-  j["t_fast_s"] = pairs.t_fast;
-  j["t_slow_s"] = pairs.t_slow;
-  write_or_throw(o.out, j.dump(2) + "\n");
-  std::printf("wrote %s\n", o.out.c_str());
-}
-
-int measure_beta(const CalibrateOptions& o) {
-  std::string error;
-  if (!calibration_possible(o.measure, error, /*need_rapl=*/false)) {
-    std::fprintf(stderr, "rubato calibrate: %s\n", error.c_str());
-    return 1;
-  }
-  // SIGINT / SIGTERM reach the program; the restore handlers armed by
-  // begin() run first and chain to this forwarding.
-  install_interrupt_forwarding();
-  CalibrationFrequency freq(o.measure.sysfs_root, o.measure.state_dir);
-  std::vector<int> cpus = o.measure.cpus;
-  if (cpus.empty())
-    for (int c : freq.topology().cpus)
-      if (freq.topology().clock_domain_of(c) >= 0) cpus.push_back(c);
-  std::vector<double> hz = o.measure.freqs_hz.empty() ? calibration_frequencies(freq.topology()) : o.measure.freqs_hz;
-  std::sort(hz.begin(), hz.end(), std::greater<>());
-  if (hz.size() < 2 || !(hz.front() > hz.back())) {
-    std::fprintf(stderr, "rubato calibrate: need two different frequencies to measure beta\n");
-    return 1;
-  }
-  const double fast = hz.front(), slow = hz.back();
-  if (!freq.begin(cpus, error)) {
-    std::fprintf(stderr, "rubato calibrate: %s\n", error.c_str());
-    return 1;
-  }
-  std::fprintf(stderr,
-               "rubato calibrate: beta of %s: 1 warm-up run, then %d pairs at %.0f and %.0f MHz, interleaved "
-               "(the order alternates)\n",
-               o.program.front().c_str(), o.runs, fast / 1e6, slow / 1e6);
-  BetaPairs pairs;
-  const bool ok = measure_pairs(o, freq, fast, slow, pairs, error);
-  const RestoreOutcome restored = freq.end();
-  for (const auto& f : restored.failed) std::fprintf(stderr, "rubato calibrate: restore failed: %s\n", f.c_str());
-  if (!ok) {
-    std::fprintf(stderr, "rubato calibrate: %s; frequencies restored\n", error.c_str());
-    return error == "interrupted" ? 130 : 1;
-  }
-  // The interval over the per-pair ratios (Student t): each pair ran
-  // back to back, so slow drifts of the machine cancel within a pair.
-  const Summary b = summarize(pairs.betas), f = summarize(pairs.t_fast), s = summarize(pairs.t_slow);
-  std::printf(
-      "beta %.4f  95%% CI [%.4f, %.4f]  (%d pairs; T_fast %.4f s ± %.4f, T_slow %.4f s ± %.4f; f %.0f / %.0f MHz)\n",
-      b.mean, b.mean - b.ci95, b.mean + b.ci95, o.runs, f.mean, f.ci95, s.mean, s.ci95, fast / 1e6, slow / 1e6);
-  const double use = std::clamp(b.mean, 0.0, 1.0);
-  std::printf("use it: RUBATO_BETA=%.3f RUBATO_POLICY=eco (RUBATO_BETA takes 0..1)\n", use);
-  if (!o.out.empty()) write_beta_json(o, fast, slow, b, pairs);
-  return restored.ok() ? 0 : 1;
-}
-
 }  // namespace
 
 int run_calibrate(const std::vector<std::string>& argv) {
@@ -268,7 +147,9 @@ int run_calibrate(const std::vector<std::string>& argv) {
   for (const auto& line : diag.lines) std::fprintf(stderr, "%s\n", line.c_str());
   o.measure.sysfs_root = settings.sysfs_root;
   o.measure.state_dir = settings.state_dir;
-  return o.beta ? measure_beta(o) : calibrate_machine(o);
+  o.profile = settings.profile;
+  o.profile_dir = settings.profile_dir;
+  return o.beta ? measure_sensitivities(o) : calibrate_machine(o);
 }
 
 }  // namespace rubato::cli

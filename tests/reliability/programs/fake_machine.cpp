@@ -12,7 +12,10 @@
 //        P_dram    = D + DB · Σ_cpu busy_share_cpu
 //  - ROOT/../proc/stat: the machine's busy time per CPU, as rubato calibrate
 //    reads it beside its sysfs root (docs/calibrate.md), made of the same
-//    busy time as the power.
+//    busy time as the power;
+//  - with --uncore-khz MIN,MAX an intel_uncore_frequency domain
+//    (package_00_die_00) whose current_freq_khz follows the max_freq_khz
+//    written (the hardware runs at most there; rubato sets min = max).
 // The law's constants are arguments: they live in the test, never in rubato.
 //
 // Busy time: only the process under test — the pid in FILE (--follow-pid-file,
@@ -27,7 +30,7 @@
 //
 //   fake_machine ROOT --freqs-khz K,K,... --uncore-w U --core-w C --exponent A
 //                --follow-pid-file FILE [--neighbour CPUS@FROM-UNTIL]
-//                [--dram-w D] [--dram-busy-w DB] [--period-ms 5]
+//                [--dram-w D] [--dram-busy-w DB] [--uncore-khz MIN,MAX] [--period-ms 5]
 // Writes ROOT/fake-machine.ready once the tree exists; ends at SIGTERM/SIGINT.
 #include <dirent.h>
 #include <sys/resource.h>
@@ -226,7 +229,7 @@ int usage() {
   std::fprintf(stderr,
                "usage: fake_machine ROOT --freqs-khz K,K,... --uncore-w U --core-w C --exponent A "
                "--follow-pid-file FILE [--neighbour CPUS@FROM-UNTIL] [--dram-w D] [--dram-busy-w DB] "
-               "[--period-ms 5]\n");
+               "[--uncore-khz MIN,MAX] [--period-ms 5]\n");
   return 2;
 }
 
@@ -265,6 +268,24 @@ void write_tree(const std::vector<int>& cpus, const std::vector<long>& khz, unsi
   }
 }
 
+constexpr const char* kUncoreDir = "devices/system/cpu/intel_uncore_frequency/package_00_die_00/";
+
+void write_uncore_tree(long min_khz, long max_khz) {
+  for (const char* f : {"initial_min_freq_khz", "min_freq_khz"})
+    put(std::string(kUncoreDir) + f, std::to_string(min_khz) + "\n");
+  for (const char* f : {"initial_max_freq_khz", "max_freq_khz", "current_freq_khz"})
+    put(std::string(kUncoreDir) + f, std::to_string(max_khz) + "\n");
+}
+
+// The uncore runs at the highest frequency its limits allow.
+void apply_uncore(long& cur_khz) {
+  const long max_khz = std::atol(get(std::string(kUncoreDir) + "max_freq_khz").c_str());
+  if (max_khz > 0 && max_khz != cur_khz) {
+    cur_khz = max_khz;
+    put(std::string(kUncoreDir) + "current_freq_khz", std::to_string(max_khz) + "\n");
+  }
+}
+
 // What was written takes effect: each policy's frequency into `cur`.
 void apply_frequencies(const std::vector<int>& cpus, std::map<int, long>& cur) {
   for (int c : cpus) {
@@ -291,6 +312,7 @@ int main(int argc, char** argv) {
   std::string pid_file;
   Neighbour neighbour;
   int period_ms = 5;
+  long uncore_min_khz = 0, uncore_max_khz = 0;
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--freqs-khz") {
@@ -304,6 +326,10 @@ int main(int argc, char** argv) {
     else if (k == "--follow-pid-file") pid_file = v;
     else if (k == "--neighbour") {
       if (!parse_neighbour(v, neighbour)) return usage();
+    } else if (k == "--uncore-khz") {
+      if (std::sscanf(v.c_str(), "%ld,%ld", &uncore_min_khz, &uncore_max_khz) != 2 ||
+          !(uncore_max_khz > uncore_min_khz))
+        return usage();
     } else if (k == "--period-ms") period_ms = std::max(1, std::atoi(v.c_str()));
     else return usage();
   }
@@ -314,6 +340,8 @@ int main(int argc, char** argv) {
   const std::vector<int> cpus = online_cpus();
   const unsigned long long range_uj = 262143328850ULL;
   write_tree(cpus, law.khz, range_uj);
+  long uncore_cur_khz = uncore_max_khz;
+  if (uncore_max_khz > 0) write_uncore_tree(uncore_min_khz, uncore_max_khz);
   std::filesystem::path sysfs(root);
   if (!sysfs.has_filename()) sysfs = sysfs.parent_path();  // "ROOT/"
   const std::filesystem::path proc_stat = sysfs.parent_path() / "proc" / "stat";
@@ -339,6 +367,7 @@ int main(int argc, char** argv) {
   while (!g_stop) {
     std::this_thread::sleep_for(std::chrono::milliseconds(period_ms));
     apply_frequencies(cpus, cur);
+    if (uncore_max_khz > 0) apply_uncore(uncore_cur_khz);
     // Energy: the law over the interval.
     const auto now = Clock::now();
     const double dt = std::chrono::duration<double>(now - last).count();
