@@ -104,8 +104,11 @@ void print_json(const MachineInfo& m) {
   j["frequency_backends"] = capability_json(m.frequency_backends);
   j["backend_choice"] = m.chosen_backend_note;
   j["energy_meters"] = capability_json(m.energy_meters);
-  j["profile"] = {
-      {"selected", m.profile}, {"error", m.profile_error}, {"available", m.profiles}, {"dirs", m.profile_dirs}};
+  j["profile"] = {{"selected", m.profile},
+                  {"error", m.profile_error},
+                  {"unreliable", m.profile_unreliable},
+                  {"available", m.profiles},
+                  {"dirs", m.profile_dirs}};
   j["state_dir"] = m.state_dir;
   std::printf("%s\n", j.dump(2).c_str());
 }
@@ -159,8 +162,11 @@ void print_text(const MachineInfo& m) {
   std::printf("  -> %s\n", m.chosen_backend_note.c_str());
   print_capabilities("energy", m.energy_meters);
   print_uncore_control(m);
-  std::printf("profile     %s%s%s\nprofiles    ", m.profile.c_str(), m.profile_error.empty() ? "" : "  (cannot load: ",
+  std::printf("profile     %s%s%s\n", m.profile.c_str(), m.profile_error.empty() ? "" : "  (cannot load: ",
               m.profile_error.empty() ? "" : (m.profile_error + ")").c_str());
+  // A profile calibrated beside other work says so wherever it is chosen.
+  if (!m.profile_unreliable.empty()) std::printf("  UNRELIABLE: %s\n", m.profile_unreliable.c_str());
+  std::printf("profiles    ");
   for (const auto& p : m.profiles) std::printf("%s ", p.c_str());
   std::printf("\nstate dir   %s\n", m.state_dir.empty() ? "(none: set RUBATO_STATE_DIR)" : m.state_dir.c_str());
 }

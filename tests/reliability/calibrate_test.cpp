@@ -257,6 +257,16 @@ TEST_CASE("Power.Calibrate.AllowNoisyMarksTheProfileUnreliable") {
   CHECK(profile->description.rfind("UNRELIABLE", 0) == 0);
   // The neighbour's power is in the fit: what re-measuring avoids.
   CHECK(worst_recovery_error(*profile, "calibrate beside a neighbour that stays, --allow-noisy") > 0.10);
+  // Wherever the profile is chosen, rubato info says so.
+  EnvList env = env_for(machine.root(), state.path());
+  env.push_back({"RUBATO_PROFILE", out});
+  const ProgramResult info = run_program({kRubatoCli, "info"}, env, work.path() + "/info");
+  INFO(info.out << info.err);
+  REQUIRE(info.ok());
+  CHECK(info.out.find("  UNRELIABLE: " + profile->unreliable) != std::string::npos);
+  const ProgramResult json = run_program({kRubatoCli, "info", "--json"}, env, work.path() + "/info-json");
+  REQUIRE(json.ok());
+  CHECK(nlohmann::json::parse(json.out).at("profile").at("unreliable").get<std::string>() == profile->unreliable);
   CHECK(no_state_files(state.path()));
 }
 

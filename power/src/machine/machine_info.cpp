@@ -38,6 +38,7 @@ MachineInfo gather_machine_info(const Settings& settings, const MachineInfoPaths
   ChosenProfile chosen = resolve_profile(settings.profile, m.cpu_model, m.profile_dirs, m.profile_error);
   m.profile = std::move(chosen.name);
   const std::optional<MachineProfile> profile = std::move(chosen.profile);
+  if (profile) m.profile_unreliable = profile->unreliable;
   m.state_dir = settings.state_dir.empty() ? default_state_dir() : settings.state_dir;
 
   const std::vector<double> hw = m.topology.available_hz();

@@ -32,6 +32,7 @@ struct MachineInfo {
   UncorePlatform uncore_platform;                    // what can and cannot move the uncore here, and why
   std::string profile;                               // what RUBATO_PROFILE selects
   std::string profile_error;                         // when it cannot be loaded
+  std::string profile_unreliable;                    // its `unreliable` (calibrate --allow-noisy): why
   std::vector<std::string> profiles;                 // available names
   std::vector<std::string> profile_dirs;
   std::string state_dir;
