@@ -207,7 +207,7 @@ Simulation::Impl::Impl(SimOptions o, const Program& p)
   // The simulator models DVFS latency itself (accept, then apply): the engine
   // must not add its own to a raise.
   eo.raise_latency_ns = 0;
-  if (eo.policy.guarded && eo.cost.busy_w.empty()) eo.cost = guard_model(eo);
+  if ((eo.policy.guarded || eo.policy.slack) && eo.cost.busy_w.empty()) eo.cost = guard_model(eo);
   eo.worker_domain.clear();
   for (int core : result.worker_core) eo.worker_domain.push_back(domain_of_core(opt.profile, core));
   engine = std::make_unique<Engine>(eo, clock, *this);

@@ -44,6 +44,27 @@ TEST_CASE("Sim.Slack.WaitingWorkersSlowedAtNoTimeCost", "[sim][slack]") {
 TEST_CASE("Sim.Slack.ARaiseThatTakesTimeSlowsTheFirstWork", "[sim][slack]") {
   // With a 1 us transition latency the raise at a wake-up lands 1 us into the
   // stolen task, which runs at half speed until then: later than baseline.
+  // slack's cost test is off here (a model without idle power): it would
+  // hold these waits (next case).
+  Fib2Case base("baseline");
+  base.opt.profile.transition_latency_s = 1e-6;
+  const SimResult b = base.run();
+  Fib2Case slack("slack");
+  slack.opt.profile.transition_latency_s = 1e-6;
+  slack.opt.engine.slack_dwell_ns = 2000;
+  slack.opt.engine.cost = CostModel({8, 2}, 10, 1.0);
+  const SimResult s = slack.run();
+  CHECK(slow_busy_ns(s, 1e9) > 0);
+  CHECK(s.makespan_ns > b.makespan_ns);
+}
+
+TEST_CASE("Sim.Slack.CostTestHoldsWaitsTooShortToPayForTheirRaise", "[sim][slack]") {
+  // The same run with slack's cost test (the profile's powers): among 2
+  // workers, on the critical path, the raise costs 2 W x 1 us - 8 W x 0.5 us
+  // + (10 + 3) W x 0.5 us + (2 x 8 + 10) W x 0.5 us = 17.5 uJ, a lowered wait
+  // saves 3 - 1 = 2 W: lowering pays only after 1 us + 8.75 us of waiting
+  // (1 us + 3.5 us where both workers share the lost work), and no wait of
+  // this 16 us run gets there. The run is baseline's.
   Fib2Case base("baseline");
   base.opt.profile.transition_latency_s = 1e-6;
   const SimResult b = base.run();
@@ -51,8 +72,13 @@ TEST_CASE("Sim.Slack.ARaiseThatTakesTimeSlowsTheFirstWork", "[sim][slack]") {
   slack.opt.profile.transition_latency_s = 1e-6;
   slack.opt.engine.slack_dwell_ns = 2000;
   const SimResult s = slack.run();
-  CHECK(slow_busy_ns(s, 1e9) > 0);
-  CHECK(s.makespan_ns > b.makespan_ns);
+  REQUIRE(slack.sim->engine().slack_cost().enabled());
+  SlackContext critical;
+  critical.workers = 2;
+  CHECK(slack.sim->engine().slack_cost().lower_after_s(0, critical) == Approx(9.75e-6));
+  CHECK(slow_busy_ns(s, 1e9) == 0);
+  CHECK(s.makespan_ns == b.makespan_ns);
+  CHECK(sum(slack.sim->engine().worker_stats(), &WorkerStats::slowed_wakeups) == 0);
 }
 
 TEST_CASE("Sim.Slack.DwellLongerThanEveryWaitChangesNothing", "[sim][slack]") {

@@ -54,12 +54,14 @@ Engine::Engine(EngineOptions options, const Clock& clock, TempoActuator& actuato
       throw std::invalid_argument("engine: the cost guard needs the busy power of each of the " +
                                   std::to_string(ladder_.levels()) + " ladder levels");
     guard_ = CostGuard(ladder_, options_.cost);
-    uncore_level_.store(options_.cost.initial_uncore_level, std::memory_order_relaxed);
   }
+  if (options_.policy.slack && !options_.cost.idle_w.empty()) slack_cost_ = SlackCost(ladder_, options_.cost);
+  if (guard_.enabled() || slack_cost_.enabled())
+    uncore_level_.store(options_.cost.initial_uncore_level, std::memory_order_relaxed);
   if (options_.policy.slack && options_.slack_dwell_ns == 0)
     throw std::invalid_argument("engine: the slack dwell must be positive");
   if (max_workers_ == 0) throw std::invalid_argument("engine: max_workers must be positive");
-  if (guard_.enabled()) swept_waited_ns_.reset(new std::uint64_t[max_workers_]());
+  if (guard_.enabled() || slack_cost_.enabled()) swept_waited_ns_.reset(new std::uint64_t[max_workers_]());
   if (k_ < 1 || k_ > kMaxThresholds)
     throw std::invalid_argument("engine: thresholds K must be within 1.." + std::to_string(kMaxThresholds));
   if (options_.profile_window == 0) throw std::invalid_argument("engine: profile window must be positive");
@@ -398,7 +400,8 @@ std::uint64_t Engine::slack_sweep(std::uint64_t now) noexcept {
     }
     ++waiting;
     if (!options_.policy.slack || (word & kSlowedBit)) continue;
-    const std::uint64_t due = word + options_.slack_dwell_ns;
+    const std::uint64_t due = slack_due(s, word);
+    if (due == kNever) continue;
     if (now < due) {
       next = std::min(next, due);
       continue;
@@ -417,6 +420,28 @@ std::uint64_t Engine::slack_sweep(std::uint64_t now) noexcept {
   if (swept_waited_ns_) note_mean_active(active_ns, since, now, active);
   raise_critical_runner(runner, active, waiting);
   return next;
+}
+
+// slack: a wait that began at `began` is lowered at the dwell, or later where
+// the raise at its wake-up would cost more than the lowered wait has saved by
+// then (the break-even rule, rubato/core/tempo/slack_cost.hpp); kNever where
+// lowering it saves nothing.
+std::uint64_t Engine::slack_due(const Slot& s, std::uint64_t began) const noexcept {
+  std::uint64_t after = options_.slack_dwell_ns;
+  if (slack_cost_.enabled()) {
+    SlackContext context;
+    context.workers = seen_workers_.load(std::memory_order_relaxed);
+    // The woken worker and those active beside it (on average between the
+    // last two sweeps, while it waited); before any sweep, none known.
+    const double others = mean_active_.load(std::memory_order_relaxed);
+    context.sharing = others > 0 ? others + 1 : 1;
+    context.uncore_level = uncore_level_.load(std::memory_order_relaxed);
+    context.work = work_sensitivity();
+    const double pays_after_ns = slack_cost_.lower_after_s(effective_level(s), context) * 1e9;
+    if (!(pays_after_ns < 1e18)) return kNever;  // nothing to save (or beyond any run)
+    after = std::max(after, static_cast<std::uint64_t>(pays_after_ns));
+  }
+  return began + after;
 }
 
 // guarded: worker i's active time since the last sweep: the time it was seen

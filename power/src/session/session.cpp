@@ -285,9 +285,10 @@ EngineOptions LiveSession::engine_options(const TempoLadder& ladder) {
     note("guarded: no machine profile, the guard is off");
     o.policy.guarded = false;
   }
-  if (o.policy.guarded) {
+  if ((o.policy.guarded || o.policy.slack) && profile) {
     // With min-energy moving the uncore, the guard weighs a slowing with the
     // uncore at its level and the work's shares; else as the β model does.
+    // slack's cost test weighs a lowering with the same model.
     const WorkSensitivity work{beta_.beta, std::max(0.0, settings_.uncore_sensitivity)};
     o.cost = uncore_lever_
                  ? cost_model_for(*profile, Engine::ladder_for(o), work, uncore_lever_levels(), settings_.uncore_hz)

@@ -27,6 +27,8 @@ CostModel cost_model_for(const MachineProfile& profile, const TempoLadder& ladde
   const PowerModel power(profile);
   CostModel m;
   for (double hz : ladder.frequencies_hz()) m.busy_w.push_back(power.busy_w(hz));
+  for (double hz : ladder.frequencies_hz()) m.idle_w.push_back(power.idle_w(hz));
+  m.raise_latency_s = std::max(0.0, profile.transition_latency_s);
   m.uncore_w = power.uncore_w(uncore_hz);
   m.beta = beta;
   return m;

@@ -57,6 +57,11 @@ struct CostModel {
   std::vector<double> uncore_level_w;
   double memory_bandwidth_knee_hz = 0;
   int initial_uncore_level = -1;  // the uncore's level at the start (RUBATO_UNCORE); -1: not known
+  // slack's cost test (rubato/core/tempo/slack_cost.hpp): a waiting core's
+  // power per ladder level (W; empty: no test) and how long a raise takes to
+  // land (s, the profile's transition latency).
+  std::vector<double> idle_w;
+  double raise_latency_s = 0;
 };
 
 // What a decision is weighed in, beyond its two levels.

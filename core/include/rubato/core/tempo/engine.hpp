@@ -25,6 +25,7 @@
 #include "rubato/core/model/work_sensitivity.hpp"
 #include "rubato/core/tempo/cost_guard.hpp"
 #include "rubato/core/tempo/immediacy_list.hpp"
+#include "rubato/core/tempo/slack_cost.hpp"
 #include "rubato/core/config/policy.hpp"
 #include "rubato/core/tempo/tempo_actuator.hpp"
 #include "rubato/core/tempo/tempo_ladder.hpp"
@@ -55,7 +56,8 @@ struct EngineOptions {
   // real DVFS (the emulator then stretches it). 0 where the actuator models
   // the latency itself (the simulator).
   std::uint64_t raise_latency_ns = 0;
-  // guarded (the cost guard): busy power per ladder level, uncore and β.
+  // guarded (the cost guard): busy power per ladder level, uncore and β;
+  // slack's cost test too where it has the idle power per level (slack_cost.hpp).
   CostModel cost;
 };
 
@@ -165,6 +167,7 @@ class Engine {
   std::uint64_t slack_sweep(std::uint64_t now) noexcept;
   bool sweeps() const noexcept { return options_.policy.slack || options_.policy.guarded; }
   const CostGuard& guard() const noexcept { return guard_; }
+  const SlackCost& slack_cost() const noexcept { return slack_cost_; }
 
   // ---- min-energy (rubato/core/min_energy/min_energy_controller.hpp) -------
   // Called by the controller thread, never on a task's path.
@@ -256,6 +259,7 @@ class Engine {
   // The sweep's time average: worker i's active time since the last sweep, and the mean over all.
   std::uint64_t active_since_last_sweep(std::size_t i, std::uint64_t word, std::uint64_t now) noexcept;
   void note_mean_active(std::uint64_t active_ns, std::uint64_t since, std::uint64_t now, int active_now) noexcept;
+  std::uint64_t slack_due(const Slot& s, std::uint64_t began) const noexcept;  // slack: when to lower this wait
   void begin_wait(Slot& s, std::uint64_t now) noexcept;
   [[gnu::noinline]] void end_wait(Slot& s, std::uint64_t now) noexcept;
   WorkerId id_of(const Slot& s) const noexcept;
@@ -279,6 +283,7 @@ class Engine {
   ImmediacyList list_;
   SpinLock list_lock_;
   CostGuard guard_;
+  SlackCost slack_cost_;
   std::atomic<int> active_workers_{0};   // not waiting, at the last sweep (0: no sweep yet)
   std::atomic<int> waiting_workers_{0};  // waiting, at the last sweep
   std::atomic<int> queued_workers_{0};   // holding queued tasks, at the last sweep

@@ -42,7 +42,8 @@ struct BetaChoice {
 BetaChoice beta_for(const Settings& settings, const MachineProfile* profile);
 
 // The guard's model on `ladder`: the profile's busy power at each level, its
-// uncore power (at `uncore_hz` where pinned and the profile has a table), β.
+// uncore power (at `uncore_hz` where pinned and the profile has a table), β;
+// for slack's cost test also the idle power at each level and the transition latency.
 CostModel cost_model_for(const MachineProfile& profile, const TempoLadder& ladder, double beta, double uncore_hz);
 // The same with the uncore side of the time model: the work's sensitivities,
 // the uncore levels the run may set (`uncore_levels_hz`, fastest first; empty:
