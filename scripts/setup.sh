@@ -27,6 +27,8 @@ packages=(
   valgrind                                          # benchmarks/*/instructions_per_task.sh (callgrind)
   librsvg2-bin                                      # rsvg-convert: rubato report's PNG figures
   chromium                                          # headless: the report page render test
+  libotf2-trace-dev otf2-tools python3-otf2         # rubato trace export --format otf2; its round-trip tests
+  libdw-dev                                         # elfutils: trace export names tasks by function, file:line
 )
 
 missing=()

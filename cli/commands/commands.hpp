@@ -28,6 +28,7 @@ const CommandSpec& report_spec();
 const CommandSpec& simulate_spec();
 const CommandSpec& model_spec();
 const CommandSpec& completion_spec();
+const CommandSpec& trace_spec();
 
 // --skip and --baseline, as compare and report both take them.
 std::vector<OptionSpec> comparison_option_specs();
@@ -42,5 +43,6 @@ int run_simulate(const std::vector<std::string>& args);
 int run_model(const std::vector<std::string>& args);
 int run_calibrate(const std::vector<std::string>& args);
 int run_completion(const std::vector<std::string>& args);
+int run_trace(const std::vector<std::string>& args);
 
 }  // namespace rubato::cli

@@ -125,9 +125,9 @@ TEST_CASE("Trace.Format.CorruptionIsNamed", "[core][trace]") {
     CHECK(err == "offset 0: not a rubato trace (bad magic)");
   }
   SECTION("newer version") {
-    bytes[8] = std::byte{2};
+    bytes[8] = std::byte{3};
     CHECK_FALSE(parse_trace(bytes, err));
-    CHECK(err.find("offset 8: trace version 2") == 0);
+    CHECK(err.find("offset 8: trace version 3") == 0);
   }
   SECTION("unknown record type") {
     // First record of the first block: just after the header and a block header.

@@ -7,95 +7,15 @@
 #include <fstream>
 #include <iterator>
 
+#include "io/trace_codec.hpp"
 #include "rubato/core/io/output_file.hpp"
 
 namespace rubato {
 namespace {
 
-// Every multi-byte field is little-endian (docs/trace-format.md).
-constexpr char kFileMagic[8] = {'R', 'B', 'T', 'R', 'A', 'C', 'E', '\0'};
-constexpr std::uint32_t kBlockMagic = 0x4B4C4254;  // "TBLK"
-constexpr std::uint32_t kEndMagic = 0x444E4554;    // "TEND"
-constexpr std::size_t kEndBytes = 24;
-constexpr std::size_t kFrontendBytes = 16;
-constexpr std::size_t kTimingOffset = 112;
-constexpr std::size_t kTaskBytes = 33, kSegmentBytes = 32, kWaitBytes = 23;
-constexpr std::uint8_t kTagTask = 1, kTagSegment = 2, kTagWait = 3;
-constexpr std::uint32_t kKnownTaskFlags = 0x7f;
+using namespace trace_codec;
 
-static_assert(TraceBlockBuffer::kMaxRecordBytes >= std::max({kTaskBytes, kSegmentBytes, kWaitBytes}));
-
-class Out {
- public:
-  explicit Out(std::byte* p) : p_(p) {}
-  Out& u8(std::uint8_t v) {
-    *p_++ = static_cast<std::byte>(v);
-    return *this;
-  }
-  Out& u32(std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) u8(static_cast<std::uint8_t>(v >> (8 * i)));
-    return *this;
-  }
-  Out& u64(std::uint64_t v) {
-    for (int i = 0; i < 8; ++i) u8(static_cast<std::uint8_t>(v >> (8 * i)));
-    return *this;
-  }
-  Out& f64(double v) {
-    std::uint64_t bits = 0;
-    std::memcpy(&bits, &v, sizeof bits);
-    return u64(bits);
-  }
-  Out& bytes(const void* src, std::size_t n) {
-    std::memcpy(p_, src, n);
-    p_ += n;
-    return *this;
-  }
-
- private:
-  std::byte* p_;
-};
-
-class In {
- public:
-  In(std::span<const std::byte> d, std::size_t at) : d_(d), at_(at) {}
-  std::size_t at() const { return at_; }
-  std::size_t left() const { return d_.size() - at_; }
-  std::uint8_t u8() { return static_cast<std::uint8_t>(d_[at_++]); }
-  std::uint32_t u32() {
-    std::uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v |= static_cast<std::uint32_t>(u8()) << (8 * i);
-    return v;
-  }
-  std::uint64_t u64() {
-    std::uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(u8()) << (8 * i);
-    return v;
-  }
-  double f64() {
-    const std::uint64_t bits = u64();
-    double v = 0;
-    std::memcpy(&v, &bits, sizeof v);
-    return v;
-  }
-
- private:
-  std::span<const std::byte> d_;
-  std::size_t at_;
-};
-
-std::string at(std::size_t offset, const std::string& what) { return "offset " + std::to_string(offset) + ": " + what; }
-
-void encode_header(std::byte* out, const TraceHeader& h) {
-  std::memset(out, 0, kTraceHeaderBytes);
-  Out o(out);
-  o.bytes(kFileMagic, sizeof kFileMagic).u32(h.version).u32(static_cast<std::uint32_t>(kTraceHeaderBytes));
-  o.u64(h.origin_ns).u32(h.max_workers).u32(static_cast<std::uint32_t>(h.level_hz.size()));
-  for (int l = 0; l < kMaxLevels; ++l)
-    o.f64(static_cast<std::size_t>(l) < h.level_hz.size() ? h.level_hz[static_cast<std::size_t>(l)] : 0.0);
-  char frontend[kFrontendBytes] = {};
-  std::memcpy(frontend, h.frontend.data(), std::min(h.frontend.size(), kFrontendBytes - 1));
-  o.bytes(frontend, kFrontendBytes).u32(static_cast<std::uint32_t>(h.timing));  // then 12 reserved zero bytes
-}
+static_assert(TraceBlockBuffer::kMaxRecordBytes >= std::max({kTaskBytesV2, kSegmentBytes, kWaitBytes}));
 
 // ---- parsing state ---------------------------------------------------------------
 
@@ -123,6 +43,7 @@ class Parser {
   bool body();
   bool block(In& in);
   bool record(In& in);
+  bool modules(In& in);
   bool link();
 
   std::span<const std::byte> d_;
@@ -133,104 +54,33 @@ class Parser {
   std::vector<PendingWait> waits_;
   std::uint64_t records_ = 0;
   std::size_t header_bytes_ = kTraceHeaderBytes;
+  bool seen_modules_ = false;
 };
 
-bool Parser::header() {
-  if (d_.size() < kTraceHeaderBytes)
-    return fail(0, "too short for a trace header (" + std::to_string(d_.size()) + " bytes)");
-  if (std::memcmp(d_.data(), kFileMagic, sizeof kFileMagic) != 0) return fail(0, "not a rubato trace (bad magic)");
-  In in(d_, sizeof kFileMagic);
-  TraceHeader& h = t_.header;
-  h.version = in.u32();
-  if (h.version != kTraceVersion)
-    return fail(8, "trace version " + std::to_string(h.version) + " is not supported (this reader reads " +
-                       std::to_string(kTraceVersion) + ")");
-  const std::uint32_t header_bytes = in.u32();
-  if (header_bytes < kTraceHeaderBytes || header_bytes > d_.size())
-    return fail(12, "bad header size " + std::to_string(header_bytes));
-  header_bytes_ = header_bytes;
-  h.origin_ns = in.u64();
-  h.max_workers = in.u32();
-  if (h.max_workers == 0) return fail(24, "max_workers is 0");
-  const std::uint32_t levels = in.u32();
-  if (levels < 1 || levels > static_cast<std::uint32_t>(kMaxLevels))
-    return fail(28, "level count " + std::to_string(levels) + " is not within 1.." + std::to_string(kMaxLevels));
-  for (int l = 0; l < kMaxLevels; ++l) {
-    const std::size_t off = in.at();
-    const double hz = in.f64();
-    if (static_cast<std::uint32_t>(l) < levels) {
-      if (!std::isfinite(hz) || hz <= 0) return fail(off, "level " + std::to_string(l) + " frequency is not positive");
-      h.level_hz.push_back(hz);
-    }
-  }
-  const std::size_t fe = in.at();
-  const char* name = reinterpret_cast<const char*>(d_.data() + fe);
-  const std::size_t len = strnlen(name, kFrontendBytes);
-  if (len == kFrontendBytes) return fail(fe, "front-end name is not terminated");
-  h.frontend.assign(name, len);
-  In t(d_, kTimingOffset);
-  const std::uint32_t timing = t.u32();
-  if (timing > 1) return fail(kTimingOffset, "unknown timing " + std::to_string(timing));
-  h.timing = static_cast<TraceTiming>(timing);
-  return true;
-}
+bool Parser::header() { return decode_header(d_, d_.size(), t_.header, header_bytes_, error_); }
 
 bool Parser::record(In& in) {
   const std::size_t off = in.at();
-  const std::uint8_t tag = in.u8();
-  const std::size_t need = tag == kTagTask      ? kTaskBytes
-                           : tag == kTagSegment ? kSegmentBytes
-                           : tag == kTagWait    ? kWaitBytes
-                                                : 0;
-  if (need == 0) return fail(off, "unknown record type " + std::to_string(tag));
-  if (in.left() < need - 1) return fail(off, "record runs past its block");
-  const std::uint32_t max_workers = t_.header.max_workers;
-  if (tag == kTagTask) {
+  Record r;
+  if (!decode_record(in, t_.header, r, error_)) return false;
+  if (r.tag == kTagTask) {
     TraceTask task;
-    task.id = in.u64();
-    task.parent = in.u64();
-    task.creator = in.u32();
-    task.flags = in.u32();
-    task.created_ns = in.u64();
-    if (task.id == 0) return fail(off, "task id 0");
-    if (task.creator >= max_workers) return fail(off, "creator " + std::to_string(task.creator) + " >= max_workers");
-    if (task.flags & ~kKnownTaskFlags) return fail(off, "unknown task flags");
-    if (task.parent == task.id) return fail(off, "task is its own parent");
+    task.id = r.task.id;
+    task.parent = r.task.parent;
+    task.creator = r.task.creator;
+    task.flags = r.task.flags;
+    task.created_ns = r.task.time_ns;
+    task.code = r.task.code;
     if (!t_.index.emplace(task.id, t_.tasks.size()).second)
       return fail(off, "task " + std::to_string(task.id) + " recorded twice");
     t_.tasks.push_back(std::move(task));
     task_offsets_.push_back(off);
-  } else if (tag == kTagSegment) {
-    PendingSegment p{};
-    p.offset = off;
-    p.task = in.u64();
-    p.seg.worker = in.u32();
-    const std::uint8_t start = in.u8(), end = in.u8();
-    p.seg.level = in.u8();
-    p.seg.start_ns = in.u64();
-    p.seg.duration_ns = in.u64();
-    if (p.seg.worker >= max_workers) return fail(off, "worker " + std::to_string(p.seg.worker) + " >= max_workers");
-    if (start < 1 || start > 5) return fail(off, "unknown segment start " + std::to_string(start));
-    if (end < 1 || end > 6) return fail(off, "unknown segment end " + std::to_string(end));
-    if (p.seg.level >= t_.header.level_hz.size())
-      return fail(off, "level " + std::to_string(p.seg.level) + " out of range");
-    if (p.seg.start_ns > UINT64_MAX - p.seg.duration_ns) return fail(off, "segment end overflows");
-    p.seg.start = static_cast<SegmentStart>(start);
-    p.seg.end = static_cast<SegmentEnd>(end);
-    segments_.push_back(p);
+  } else if (r.tag == kTagSegment) {
+    const SegmentRecord& s = r.segment;
+    segments_.push_back(
+        PendingSegment{s.task, TraceSegment{s.worker, s.start, s.end, s.level, s.start_ns, s.duration_ns}, off});
   } else {
-    PendingWait p{};
-    p.offset = off;
-    p.rec.task = in.u64();
-    p.rec.worker = in.u32();
-    const std::uint8_t kind = in.u8(), phase = in.u8();
-    p.rec.time_ns = in.u64();
-    if (p.rec.worker >= max_workers) return fail(off, "worker " + std::to_string(p.rec.worker) + " >= max_workers");
-    if (kind < 1 || kind > 4) return fail(off, "unknown wait kind " + std::to_string(kind));
-    if (phase != 1 && phase != 2) return fail(off, "unknown wait phase " + std::to_string(phase));
-    p.rec.kind = static_cast<WaitKind>(kind);
-    p.rec.begin = phase == 1;
-    waits_.push_back(p);
+    waits_.push_back(PendingWait{r.wait, off});
   }
   ++records_;
   return true;
@@ -254,6 +104,20 @@ bool Parser::block(In& in) {
     return fail(off, "block says " + std::to_string(count) + " records but holds " + std::to_string(seen));
   in = In(d_, body.at());
   return true;
+}
+
+// The module table (version 2): once, after the blocks.
+bool Parser::modules(In& in) {
+  const std::size_t off = in.at();
+  if (t_.header.version < 2) return fail(off, "a module table in a version 1 trace");
+  if (seen_modules_) return fail(off, "a second module table");
+  if (in.left() < kModuleHeadBytes) return fail(off, "module table is truncated");
+  in.u32();
+  const std::uint32_t count = in.u32();
+  const std::uint32_t bytes = in.u32();
+  if (bytes > in.left()) return fail(off, "module table runs past the end of the file");
+  seen_modules_ = true;
+  return decode_modules(in, count, bytes, t_.modules, error_);
 }
 
 bool Parser::link() {
@@ -321,6 +185,10 @@ bool Parser::body() {
       if (!block(in)) return false;
       continue;
     }
+    if (magic == kModuleMagic) {
+      if (!modules(in)) return false;
+      continue;
+    }
     if (magic != kEndMagic) return fail(off, "expected a block or the end record");
     if (in.left() != kEndBytes)
       return fail(off, in.left() < kEndBytes ? "end record is truncated" : "data after the end record");
@@ -346,8 +214,8 @@ TraceBlockBuffer::TraceBlockBuffer(std::size_t capacity_bytes)
       capacity_(std::max(capacity_bytes, kMaxRecordBytes)) {}
 
 void TraceBlockBuffer::add(const TaskRecord& r) noexcept {
-  Out(data_.get() + used_).u8(kTagTask).u64(r.id).u64(r.parent).u32(r.creator).u32(r.flags).u64(r.time_ns);
-  used_ += kTaskBytes;
+  Out(data_.get() + used_).u8(kTagTask).u64(r.id).u64(r.parent).u32(r.creator).u32(r.flags).u64(r.time_ns).u64(r.code);
+  used_ += kTaskBytesV2;
   ++records_;
 }
 
@@ -392,7 +260,9 @@ std::unique_ptr<TraceFileWriter> TraceFileWriter::create(const std::string& path
     return nullptr;
   }
   std::byte head[kTraceHeaderBytes];
-  encode_header(head, header);
+  TraceHeader current = header;
+  current.version = kTraceVersion;  // the buffers encode this version's records
+  encode_header(head, current);
   if (std::fwrite(head, 1, sizeof head, f) != sizeof head) {
     error = "cannot write '" + path + "': " + std::strerror(errno);
     std::fclose(f);
@@ -432,6 +302,11 @@ void TraceFileWriter::set_timing(TraceTiming timing) noexcept {
   timing_ = timing;
 }
 
+void TraceFileWriter::set_modules(std::vector<TraceModule> modules) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  modules_ = std::move(modules);
+}
+
 void TraceFileWriter::count_dropped(std::uint64_t records) noexcept {
   std::lock_guard<std::mutex> lock(mutex_);
   dropped_ += records;
@@ -440,6 +315,10 @@ void TraceFileWriter::count_dropped(std::uint64_t records) noexcept {
 bool TraceFileWriter::close(std::string& error) noexcept {
   std::lock_guard<std::mutex> lock(mutex_);
   if (file_) {
+    if (!modules_.empty()) {
+      const std::vector<std::byte> table = encode_modules(modules_);
+      put(table.data(), table.size());
+    }
     std::byte tail[kEndBytes];
     Out(tail).u32(kEndMagic).u32(0).u64(written_).u64(dropped_);
     put(tail, sizeof tail);

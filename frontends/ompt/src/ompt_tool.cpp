@@ -19,6 +19,7 @@
 #include "rubato/core/io/trace.hpp"
 #include "rubato/power/session/run_identity.hpp"
 #include "rubato/power/session/session.hpp"
+#include "loaded_modules.hpp"
 #include "task_event_mapper.hpp"
 #include "worker_parking.hpp"
 
@@ -95,6 +96,12 @@ void on_task_create(ompt_data_t* parent, const ompt_frame_t*, ompt_data_t* task,
   if (ompt_data_t* thread = t_thread_data) [[likely]]
     return g_tool->mapper->task_create(thread, parent, task, flags, has_dependences != 0);
   return task_create_uncached(parent, task, flags, has_dependences);
+}
+
+// With RUBATO_TRACE: the task's code address goes into its trace record.
+void on_task_create_traced(ompt_data_t* parent, const ompt_frame_t*, ompt_data_t* task, int flags, int has_dependences,
+                           const void* codeptr_ra) {
+  g_tool->mapper->task_create_traced(this_thread(), parent, task, flags, has_dependences != 0, codeptr_ra);
 }
 
 // ---- efs: parking a deactivated worker ([EFS] §4) ------------------------------------------
@@ -182,14 +189,15 @@ struct CallbackEntry {
 };
 
 // Every one is needed: without any of them the event mapping would be wrong.
-std::array<CallbackEntry, 6> callbacks(bool parking) {
+std::array<CallbackEntry, 6> callbacks(bool parking, bool tracing) {
   const auto schedule = parking ? &on_task_schedule_then_park : &on_task_schedule;
   const auto sync_wait = parking ? &on_sync_region_wait_then_park : &on_sync_region_wait;
+  const auto create = tracing ? &on_task_create_traced : &on_task_create;
   return {{
       {ompt_callback_thread_begin, reinterpret_cast<ompt_callback_t>(&on_thread_begin), "thread_begin"},
       {ompt_callback_thread_end, reinterpret_cast<ompt_callback_t>(&on_thread_end), "thread_end"},
       {ompt_callback_implicit_task, reinterpret_cast<ompt_callback_t>(&on_implicit_task), "implicit_task"},
-      {ompt_callback_task_create, reinterpret_cast<ompt_callback_t>(&on_task_create), "task_create"},
+      {ompt_callback_task_create, reinterpret_cast<ompt_callback_t>(create), "task_create"},
       {ompt_callback_task_schedule, reinterpret_cast<ompt_callback_t>(schedule), "task_schedule"},
       {ompt_callback_sync_region_wait, reinterpret_cast<ompt_callback_t>(sync_wait), "sync_region_wait"},
   }};
@@ -208,6 +216,7 @@ void finish_tool() noexcept {
     // Only real DVFS runs a segment at its level's frequency (docs/trace-format.md).
     const bool real_dvfs = report.backend == "sysfs" || report.backend == "likwid";
     t->trace->set_timing(real_dvfs ? TraceTiming::at_level : TraceTiming::at_machine_speed);
+    t->trace->set_modules(loaded_modules());  // what the tasks' code addresses are resolved against
     std::string error;
     if (!t->trace->close(error)) say("rubato: RUBATO_TRACE: " + error);
   }
@@ -241,7 +250,7 @@ int initialize(ompt_function_lookup_t lookup, int, ompt_data_t*) {
   try {
     if (const char* missing = t.ep.load(lookup)) return drop(t, std::string("libomp does not provide ") + missing);
     std::string never;
-    for (const CallbackEntry& c : callbacks(t.parking != nullptr)) {
+    for (const CallbackEntry& c : callbacks(t.parking != nullptr, t.trace != nullptr)) {
       const int result = t.ep.set_callback(c.event, c.fn);
       if (result == ompt_set_never || result == ompt_set_error)
         never += std::string(never.empty() ? "" : ", ") + c.name;

@@ -229,10 +229,11 @@ void TaskEventMapper::inconsistent(const ThreadState& ts, const char* where) noe
 // ---- push, pop, steal ----------------------------------------------------------------------
 
 void TaskEventMapper::record_create(ThreadState& ts, ompt_data_t* parent, TaskMark mark, int flags, bool deferred,
-                                    bool has_dependences) noexcept {
+                                    bool has_dependences, const void* code) noexcept {
   const TaskMark pm = mark_of(parent);
   record(ts, TaskRecord{mark.id(), pm.creator() != kNoWorker ? pm.id() : 0, ts.worker,
-                        trace_flags(flags, deferred, has_dependences), trace_now()});
+                        trace_flags(flags, deferred, has_dependences), trace_now(),
+                        reinterpret_cast<std::uintptr_t>(code)});
 }
 
 // The first real start of an explicit task: on its creator it was popped,
@@ -254,6 +255,11 @@ SegmentStart TaskEventMapper::first_start(ThreadState& ts, ompt_data_t* task, Ta
 
 void TaskEventMapper::task_create_general(ompt_data_t* thread, ompt_data_t* parent, ompt_data_t* task, int flags,
                                           bool has_dependences) noexcept {
+  task_create_traced(thread, parent, task, flags, has_dependences, nullptr);
+}
+
+void TaskEventMapper::task_create_traced(ompt_data_t* thread, ompt_data_t* parent, ompt_data_t* task, int flags,
+                                         bool has_dependences, const void* code) noexcept {
   ThreadState& ts = *state(thread, kNoWorker);
   const std::uint64_t kind = created_kind(flags);
   const TaskMark mark = TaskMark::make(ts.worker, next_seq(ts), kind);
@@ -264,7 +270,8 @@ void TaskEventMapper::task_create_general(ompt_data_t* thread, ompt_data_t* pare
     engine_.push(ts.worker, *ts.slot);
     ++ts.unpopped;
   }
-  if (tracing() && (kind & TaskMark::kExplicit)) record_create(ts, parent, mark, flags, deferred, has_dependences);
+  if (tracing() && (kind & TaskMark::kExplicit))
+    record_create(ts, parent, mark, flags, deferred, has_dependences, code);
 }
 
 void TaskEventMapper::task_schedule_slow(ompt_data_t* thread, ompt_data_t* prior, ompt_task_status_t status,

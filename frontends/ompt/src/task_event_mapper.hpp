@@ -44,6 +44,11 @@ class TaskEventMapper {
                      int flags) noexcept;
   void task_create(ompt_data_t* thread, ompt_data_t* parent, ompt_data_t* task, int flags,
                    bool has_dependences = false) noexcept;
+  // task_create when tracing: `code` (OMPT's codeptr_ra) goes into the task's
+  // trace record. The tool registers it instead of task_create when
+  // RUBATO_TRACE is set, so that the untraced callback keeps its arguments in registers.
+  [[gnu::noinline]] void task_create_traced(ompt_data_t* thread, ompt_data_t* parent, ompt_data_t* task, int flags,
+                                            bool has_dependences, const void* code) noexcept;
   void task_schedule(ompt_data_t* thread, ompt_data_t* prior, ompt_task_status_t status, ompt_data_t* next) noexcept;
   void sync_region_wait(ompt_data_t* thread, ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
                         ompt_data_t* task) noexcept;
@@ -102,7 +107,7 @@ class TaskEventMapper {
   [[gnu::noinline]] void sync_region_wait_general(ThreadState& ts, ompt_sync_region_t kind,
                                                   ompt_scope_endpoint_t endpoint, ompt_data_t* task) noexcept;
   void record_create(ThreadState& ts, ompt_data_t* parent, TaskMark mark, int flags, bool deferred,
-                     bool has_dependences) noexcept;
+                     bool has_dependences, const void* code) noexcept;
   bool keeps_working(const ThreadState& ts, const Frame& waiting, WaitKind wait) const noexcept;
   void maybe_idle(ThreadState& ts, const Frame& waiting) noexcept;
   void resume_top(ThreadState& ts) noexcept;

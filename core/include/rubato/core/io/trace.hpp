@@ -1,8 +1,11 @@
 // Task traces (RUBATO_TRACE): what a front-end saw of each task — creation with
 // parent and creator, execution segments with worker, duration and the tempo
 // level in effect, and taskwait / taskgroup / barrier waits — so that the
-// simulator can replay the work at a known frequency. The byte layout is
-// specified in docs/trace-format.md (version kTraceVersion).
+// simulator can replay the work at a known frequency, and `rubato trace
+// export` can show it in OTF2 and Perfetto viewers, each task named by its
+// code (version 2: the code address of each task and the loaded modules). The
+// byte layout is specified in docs/trace-format.md (version kTraceVersion; the
+// reader also reads version 1).
 //
 // Writing is built for per-thread buffers: each thread encodes records into
 // its own TraceBlockBuffer (no locks, no allocation) and hands full blocks to
@@ -25,7 +28,8 @@
 
 namespace rubato {
 
-inline constexpr std::uint32_t kTraceVersion = 1;
+inline constexpr std::uint32_t kTraceVersion = 2;
+inline constexpr std::uint32_t kTraceOldestVersion = 1;  // the reader reads kTraceOldestVersion..kTraceVersion
 inline constexpr std::size_t kTraceHeaderBytes = 128;
 inline constexpr std::size_t kTraceBlockHeaderBytes = 16;
 
@@ -67,6 +71,9 @@ struct TaskRecord {
   WorkerId creator = 0;
   std::uint32_t flags = 0;
   std::uint64_t time_ns = 0;  // since the trace origin
+  // Where the task was created: a return address into the code that made it
+  // (OMPT's codeptr_ra of task_create), resolved to a name only at export. 0: unknown (and every v1 task).
+  std::uint64_t code = 0;
 };
 
 struct SegmentRecord {
@@ -85,6 +92,16 @@ struct WaitRecord {
   WaitKind kind = WaitKind::other;
   bool begin = true;  // false: the wait ended
   std::uint64_t time_ns = 0;
+};
+
+// A module (executable or shared library) loaded when the trace was closed:
+// what a code address is resolved against after the process is gone.
+struct TraceModule {
+  std::uint64_t bias = 0;  // load bias: run-time address = address in the file + bias
+  std::uint64_t low = 0;   // run-time address range of its loaded segments [low, high)
+  std::uint64_t high = 0;
+  std::string build_id;  // GNU build-id bytes, empty where the module has none
+  std::string path;      // as the dynamic loader names it (the executable: its absolute path)
 };
 
 // What a segment's duration measures. With real DVFS (sysfs, likwid) the
@@ -106,7 +123,7 @@ struct TraceHeader {
 // room() is false. No allocation after construction.
 class TraceBlockBuffer {
  public:
-  static constexpr std::size_t kMaxRecordBytes = 33;
+  static constexpr std::size_t kMaxRecordBytes = 41;
   explicit TraceBlockBuffer(std::size_t capacity_bytes);
 
   bool room() const noexcept { return used_ + kMaxRecordBytes <= capacity_; }
@@ -142,6 +159,8 @@ class TraceFileWriter {
   void count_dropped(std::uint64_t records) noexcept;
   // Rewritten into the header at close (the back-end may be known only late).
   void set_timing(TraceTiming timing) noexcept;
+  // Written as the module table at close (before the end record). Not on a hot path.
+  void set_modules(std::vector<TraceModule> modules);
   // Writes the trailer and closes; false + `error` if anything failed. Idempotent.
   bool close(std::string& error) noexcept;
 
@@ -160,6 +179,7 @@ class TraceFileWriter {
   std::uint64_t written_ = 0;
   std::uint64_t dropped_ = 0;
   TraceTiming timing_ = TraceTiming::at_machine_speed;
+  std::vector<TraceModule> modules_;
 };
 
 // ---- reading -------------------------------------------------------------------
@@ -186,6 +206,7 @@ struct TraceTask {
   WorkerId creator = 0;
   std::uint32_t flags = 0;
   std::uint64_t created_ns = 0;
+  std::uint64_t code = 0;               // TaskRecord::code
   std::vector<std::uint64_t> children;  // in creation order
   std::vector<TraceSegment> segments;   // in start order
   std::vector<TraceWait> waits;         // in begin order
@@ -195,7 +216,8 @@ struct Trace {
   TraceHeader header;
   std::vector<TraceTask> tasks;  // in creation order
   std::uint64_t records = 0;
-  std::uint64_t dropped = 0;  // records the writer could not record (from the trailer)
+  std::uint64_t dropped = 0;         // records the writer could not record (from the trailer)
+  std::vector<TraceModule> modules;  // version 2, when the writer listed them
 
   const TraceTask* find(std::uint64_t id) const;
   std::unordered_map<std::uint64_t, std::size_t> index;  // id -> position in tasks
