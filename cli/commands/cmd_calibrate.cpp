@@ -36,8 +36,7 @@ const CommandSpec& calibrate_spec() {
           {"beta", kWhatToRun,
            "time the program after -- at the fastest and slowest core (and, where settable, uncore) frequency: "
            "the shares of its time each clock sets",
-           "", "",
-           ""},
+           "", "", ""},
           {"cpus", kWhatToRun, "the CPUs to measure", "LIST", "every CPU", "a CPU list, e.g. 0-3,8"},
           {"freqs", kWhatToRun, "the frequencies to measure", "LIST", "5 spread over the ladder",
            "frequencies, e.g. 1.2GHz,2.4GHz", true},
