@@ -11,8 +11,9 @@
 # Then a second table: the uncore lever. rubato's baseline, slack and eco on
 # [Cuttlefish]'s machine (profile haswell-e5-2650v3, fitted to that paper's
 # published measurements: benchmarks/cuttlefish/RESULTS.md), simulated at 20
-# workers on stand-ins for its six programs with their fitted sensitivities,
-# beside Cuttlefish's measured runs (benchmarks/cuttlefish/compare.py, ~10 s).
+# workers on the six programs' own task traces (recorded from their OpenMP
+# versions, benchmarks/cuttlefish/traces) with their fitted sensitivities,
+# beside Cuttlefish's measured runs (benchmarks/cuttlefish/replay.py, ~10 s).
 # It is there because the uncore lever cannot show in the first table: a VM
 # has no uncore to move, and opteron-6378 has no uncore ladder.
 #
@@ -124,15 +125,15 @@ if [ "$cuttlefish" = 1 ]; then
   echo "== The uncore lever, on [Cuttlefish]'s machine: MODELLED on haswell-e5-2650v3 (fitted to [Cuttlefish]'s"
   echo "   published measurements, benchmarks/cuttlefish/RESULTS.md); 'measured' rows are RAPL package energy and time"
   echo "   from [Cuttlefish]'s artifact (hipec/cuttlefish 16e3781, ten runs each); rubato's rows are simulated at"
-  echo "   20 workers on stand-ins with each program's fitted sensitivities, not recorded traces of the programs."
+  echo "   20 workers on the programs' own recorded task traces (benchmarks/cuttlefish/traces), scaled so that baseline"
+  echo "   takes the measured 2.3/3.0 GHz time, with each program's fitted sensitivities."
   echo "   Why here: this VM has no uncore to move, and the first table's default profile, opteron-6378, has no uncore"
   echo "   ladder, so eco's uncore choice (min-energy) shows only in this table. Analysis: benchmarks/ANALYSIS.md §7. =="
   echo
-  if python3 benchmarks/cuttlefish/compare.py --rubato "$rubato" --out "$out/cuttlefish" --no-commands \
-      >"$out/cuttlefish.md"; then
+  if python3 benchmarks/cuttlefish/replay.py --rubato "$rubato" --out "$out/cuttlefish" >"$out/cuttlefish.md"; then
     cat "$out/cuttlefish.md"
   else
-    say "the Cuttlefish comparison failed (benchmarks/cuttlefish/compare.py, its message above); the first table stands"
+    say "the Cuttlefish comparison failed (benchmarks/cuttlefish/replay.py, its message above); the first table stands"
     cuttlefish_failed=1
   fi
 fi
