@@ -66,6 +66,10 @@ struct FoundFiles {
   std::set<std::string> indexes;
 };
 
+// A task trace exported as Trace Event JSON beside its trial's reports
+// (rubato run --export-traces: tasks.r0.trace.json), not a report.
+bool is_trace_export(const fs::path& p) { return p.stem().extension() == ".trace"; }
+
 // The reports (*.json) and run indexes named by `paths` or found under them.
 FoundFiles find_files(const std::vector<std::string>& paths) {
   FoundFiles found;
@@ -78,7 +82,7 @@ FoundFiles find_files(const std::vector<std::string>& paths) {
       for (auto it = fs::recursive_directory_iterator(p, fs::directory_options::skip_permission_denied, ec);
            it != fs::recursive_directory_iterator(); it.increment(ec)) {
         if (ec) break;
-        if (!it->is_regular_file(ec) || it->path().extension() != ".json") continue;
+        if (!it->is_regular_file(ec) || it->path().extension() != ".json" || is_trace_export(it->path())) continue;
         add(it->path());
       }
     } else if (fs::is_regular_file(p, ec)) {

@@ -123,7 +123,7 @@ int run_report(const std::vector<std::string>& argv) {
   fs::remove(out / ".rsvg-convert.log", ec);
   write_text(out / "comparison.csv", comparison_csv(c));
   std::printf("%s\n", (out / "comparison.csv").string().c_str());
-  write_text(out / "index.html", report_html(c, figures, o.inputs));
+  write_text(out / "index.html", report_html(c, figures, o.inputs, find_trace_exports(o.inputs, o.out)));
   std::printf("%s\n", (out / "index.html").string().c_str());
   return 0;
 }

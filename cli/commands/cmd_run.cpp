@@ -9,6 +9,7 @@
 #include <ctime>
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "commands/args.hpp"
@@ -31,6 +32,7 @@
 #include "experiment/run_plan.hpp"
 #include "analysis/run_records.hpp"
 #include "experiment/tool_locator.hpp"
+#include "experiment/trial_traces.hpp"
 
 namespace rubato::cli {
 
@@ -64,6 +66,10 @@ const CommandSpec& run_spec() {
           {"likwid", kHowToMeasure, "wrap each run in likwid-perfctr with this group (measured counters)", "GROUP", "",
            "a likwid group, e.g. ENERGY"},
           {"likwid-command", kHowToMeasure, "the likwid-perfctr to run", "CMD", "likwid-perfctr", "a command"},
+          {"export-traces", kHowToMeasure,
+           "record each trial's task trace (RUBATO_TRACE) and export it beside the trial's report; rubato "
+           "report links the exports",
+           "LIST", "no trace", export_format_names() + " (comma-separated)"},
           {"tool", kHowToMeasure, "the OMPT tool given to OpenMP programs (OMP_TOOL_LIBRARIES)", "FILE",
            "librubato_ompt.so found beside rubato", "a shared library"},
           {"out", kWhereResultsGo, "results directory (reports, rubato-index.json)", "DIR", "results/YYYYmmdd-HHMMSS",
@@ -99,6 +105,7 @@ struct RunOptions {
   std::vector<std::string> program;
   std::string mix;                   // --mix "progA; progB": the programs run together, controlled by rubato itself
   std::optional<Launcher> launcher;  // --launcher "mpirun -np 4": each trial is one launch through it
+  TrialTraceExports trace_exports;   // --export-traces otf2,perfetto: each trial's task trace, exported
 };
 
 // The current time as strftime `format` says, in UTC or local time.
@@ -110,6 +117,34 @@ std::string now_as(const char* format, bool utc) {
   char buf[64];
   std::strftime(buf, sizeof buf, format, &tm);
   return buf;
+}
+
+// --launcher and --launcher-kind, after --mix and --likwid (which exclude it).
+void setup_launcher(const Args& a, RunOptions& o) {
+  const std::string kind = a.value_or("launcher-kind", "");
+  std::optional<LauncherKind> forced;
+  if (!kind.empty() && !(forced = launcher_kind_from_name(kind)))
+    throw UsageError("--launcher-kind '" + kind + "' is not a launcher kind; accepted: " + launcher_kind_names());
+  if (const auto launcher = a.value("launcher")) {
+    if (!o.mix.empty()) throw UsageError("--launcher starts one program on every rank; it does not go with --mix");
+    if (!o.likwid_group.empty())
+      throw UsageError(
+          "--likwid wraps one process; with --launcher, put likwid-perfctr (or likwid-mpirun) in the program");
+    o.launcher = make_launcher(*launcher, forced);
+  } else if (forced) {
+    throw UsageError("--launcher-kind goes with --launcher");
+  }
+}
+
+// --export-traces: the formats, checked now; the exports' power track follows --profile.
+void setup_trace_exports(const Args& a, RunOptions& o) {
+  const auto list = a.value("export-traces");
+  if (!list) return;
+  std::string error;
+  if (!parse_export_formats(*list, o.trace_exports.formats, error)) throw UsageError(error);
+  if (!o.mix.empty())
+    throw UsageError("--export-traces exports the tool's task traces; a --mix runs its programs without the tool");
+  o.trace_exports.profile = o.profile;
 }
 
 RunOptions setup(const std::vector<std::string>& argv) {
@@ -156,19 +191,8 @@ RunOptions setup(const std::vector<std::string>& argv) {
   o.json = a.flag("json");
   o.csv = a.flag("csv");
   if (o.json && o.csv) throw UsageError("--json and --csv exclude each other");
-  const std::string kind = a.value_or("launcher-kind", "");
-  std::optional<LauncherKind> forced;
-  if (!kind.empty() && !(forced = launcher_kind_from_name(kind)))
-    throw UsageError("--launcher-kind '" + kind + "' is not a launcher kind; accepted: " + launcher_kind_names());
-  if (const auto launcher = a.value("launcher")) {
-    if (!o.mix.empty()) throw UsageError("--launcher starts one program on every rank; it does not go with --mix");
-    if (!o.likwid_group.empty())
-      throw UsageError(
-          "--likwid wraps one process; with --launcher, put likwid-perfctr (or likwid-mpirun) in the program");
-    o.launcher = make_launcher(*launcher, forced);
-  } else if (forced) {
-    throw UsageError("--launcher-kind goes with --launcher");
-  }
+  setup_launcher(a, o);
+  setup_trace_exports(a, o);
   return o;
 }
 
@@ -285,6 +309,7 @@ struct TrialOutcome {
   ChildResult result;
   Harvest harvest;
   RunEntry entry;
+  std::vector<std::string> notes;  // also in its reports (what --export-traces could not do)
 };
 
 // One planned run: started (a --mix, or one program, launched or not, under
@@ -304,13 +329,15 @@ TrialOutcome run_trial(const RunOptions& o, const ToolSetup& tool, const fs::pat
     label.likwid_csv = (out / dir / "likwid.csv").string();
     command = likwid_wrap(o.likwid_command, o.likwid_group, run.workers, label.likwid_csv, command);
   }
+  const std::string run_dir = (out / dir).string();
+  const bool launched = o.launcher.has_value();
+  const std::string traces = o.trace_exports.formats.empty() ? "" : trace_pattern(run_dir, launched);
   const ChildResult r =
       !o.mix.empty()
-          ? run_mix_trial(o, run, (out / dir).string())
-          : launch_trial(o, command,
-                         run_environment(run, tool, report_pattern((out / dir).string(), o.launcher.has_value())),
-                         (out / dir).string());
+          ? run_mix_trial(o, run, run_dir)
+          : launch_trial(o, command, run_environment(run, tool, report_pattern(run_dir, launched), traces), run_dir);
   label.exit_status = r.started ? r.exit_status : 127;
+  label.notes = export_trial_traces(run_dir, o.trace_exports);
   Harvest h = harvest_run(out.string(), dir, label);
   RunEntry entry{run.trial, run.policy, run.workers, dir, h.reports, label.exit_status, r.elapsed_s, ""};
   auto add_error = [&](const std::string& e) { entry.error += (entry.error.empty() ? "" : "; ") + e; };
@@ -319,7 +346,7 @@ TrialOutcome run_trial(const RunOptions& o, const ToolSetup& tool, const fs::pat
   if (r.interrupted) add_error("interrupted");
   if (r.started && r.exit_status != 0) add_error("exit status " + std::to_string(r.exit_status));
   if (!h.error.empty()) add_error(h.error);
-  return {r, std::move(h), std::move(entry)};
+  return {r, std::move(h), std::move(entry), std::move(label.notes)};
 }
 
 // The comparison of all runs on stdout, then where the results are and how
@@ -373,6 +400,7 @@ int run_run(const std::vector<std::string>& argv) {
   Progress progress(plan.size(), o.trials, isatty(STDERR_FILENO) != 0, stderr);
   std::size_t failed = 0;
   bool interrupted = false;
+  std::set<std::string> said;
   for (std::size_t i = 0; i < plan.size() && !interrupted; ++i) {
     const RunSpec& run = plan[i];
     progress.starting(i, run);
@@ -383,6 +411,8 @@ int run_run(const std::vector<std::string>& argv) {
     index.runs.push_back(t.entry);
     if (!write_index(index_path, index)) throw std::runtime_error("cannot write " + index_path.string());
     for (const auto& w : t.harvest.warnings) std::fprintf(stderr, "rubato run: %s\n", w.c_str());
+    for (const auto& n : t.notes)  // the same note of every trial once (a program that records no trace)
+      if (said.insert(n).second) std::fprintf(stderr, "rubato run: %s\n", n.c_str());
     progress.finished(i, run, t.result.elapsed_s, outcome_text(t.result, t.harvest, t.entry, out / t.entry.dir), !ok);
   }
   progress.close();

@@ -111,6 +111,7 @@ Harvest harvest_run(const std::string& base, const std::string& run_dir, const R
     if (&f == &files.front())
       for (const auto& [k, v] : likwid) report->external[k] = v;
     for (const auto& w : h.warnings) report->notes.push_back(w);
+    for (const auto& n : label.notes) report->notes.push_back(n);
     h.wall_s = std::max(h.wall_s, report->wall_s);
     if (!write_file_atomically(f.string(), to_json(*report)) && h.error.empty())
       h.error = f.string() + ": cannot rewrite the report";

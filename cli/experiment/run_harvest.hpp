@@ -22,6 +22,8 @@ struct RunLabel {
   std::string likwid_csv;  // "" when not wrapped in likwid-perfctr
   bool launched = false;   // started through --launcher: one report per rank, ranks distinct
   int expected_ranks = 0;  // what the launcher line asked for (0: not known)
+  // For every report of the trial (e.g. what --export-traces could not do).
+  std::vector<std::string> notes{};
 };
 
 struct Harvest {

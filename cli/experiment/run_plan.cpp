@@ -42,7 +42,8 @@ std::string command_line(const std::vector<std::string>& argv) {
   return out;
 }
 
-EnvOverrides run_environment(const RunSpec& run, const ToolSetup& tool, const std::string& report_pattern) {
+EnvOverrides run_environment(const RunSpec& run, const ToolSetup& tool, const std::string& report_pattern,
+                             const std::string& trace_pattern) {
   EnvOverrides env;
   if (!tool.ompt_tool.empty()) env.emplace_back("OMP_TOOL_LIBRARIES", tool.ompt_tool);
   env.emplace_back("OMP_NUM_THREADS", std::to_string(run.workers));
@@ -50,6 +51,7 @@ EnvOverrides run_environment(const RunSpec& run, const ToolSetup& tool, const st
   env.emplace_back("RUBATO_REPORT", report_pattern);
   if (!tool.backend.empty()) env.emplace_back("RUBATO_BACKEND", tool.backend);
   if (!tool.profile.empty()) env.emplace_back("RUBATO_PROFILE", tool.profile);
+  if (!trace_pattern.empty()) env.emplace_back("RUBATO_TRACE", trace_pattern);
   return env;
 }
 

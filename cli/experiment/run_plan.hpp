@@ -40,7 +40,9 @@ struct ToolSetup {
 
 // OMP_TOOL_LIBRARIES (OpenMP programs load the tool), OMP_NUM_THREADS,
 // RUBATO_POLICY, RUBATO_REPORT and, when asked for, RUBATO_BACKEND /
-// RUBATO_PROFILE. TBB programs link the observer and read the same RUBATO_*.
-EnvOverrides run_environment(const RunSpec& run, const ToolSetup& tool, const std::string& report_pattern);
+// RUBATO_PROFILE and RUBATO_TRACE (a non-empty `trace_pattern`). TBB programs
+// link the observer and read the same RUBATO_*.
+EnvOverrides run_environment(const RunSpec& run, const ToolSetup& tool, const std::string& report_pattern,
+                             const std::string& trace_pattern = "");
 
 }  // namespace rubato::cli

@@ -18,8 +18,8 @@ std::string esc(const std::string& s) { return xml_escape(s); }
 
 }  // namespace
 
-std::string report_html(const Comparison& c, const std::vector<Figure>& figures,
-                        const std::vector<std::string>& inputs) {
+std::string report_html(const Comparison& c, const std::vector<Figure>& figures, const std::vector<std::string>& inputs,
+                        const std::vector<TrialTraceLinks>& traces) {
   std::string out =
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>rubato report</title>\n"
       "<style>" +
@@ -51,6 +51,7 @@ std::string report_html(const Comparison& c, const std::vector<Figure>& figures,
       out += "</ul>\n";
     }
   }
+  out += trace_links_html(traces);
   if (!c.failed.empty()) {
     out += "<h2>Failed runs (kept, not averaged): " + std::to_string(c.failed.size()) + "</h2>\n<ul class=\"notes\">\n";
     for (const auto& f : c.failed) out += "<li>" + esc(failed_run_line(f)) + "</li>\n";

@@ -8,11 +8,13 @@
 
 #include "analysis/comparison.hpp"
 #include "render/report_figures.hpp"
+#include "render/trace_links.hpp"
 
 namespace rubato::cli {
 
-// `inputs`: the directories the reports came from (shown in the page).
-std::string report_html(const Comparison& c, const std::vector<Figure>& figures,
-                        const std::vector<std::string>& inputs);
+// `inputs`: the directories the reports came from (shown in the page);
+// `traces`: the trials' exported task traces, linked after the tables.
+std::string report_html(const Comparison& c, const std::vector<Figure>& figures, const std::vector<std::string>& inputs,
+                        const std::vector<TrialTraceLinks>& traces = {});
 
 }  // namespace rubato::cli
