@@ -131,7 +131,13 @@ CodeLocation Symbolizer::resolve(std::uint64_t return_address) {
   const Dwarf_Addr call = return_address - 1;
   Dwfl_Module* mod = dwfl_addrmodule(impl_->dwfl, call);
   if (!mod) return where;
-  if (const char* name = dwfl_module_addrname(mod, call)) where.function = demangle(name);
+  if (const char* name = dwfl_module_addrname(mod, call)) {
+    where.function = demangle(name);
+    // The tbb-preload's code address is the task object's vtable pointer
+    // (docs/trace-format.md): the task is named by its type.
+    constexpr std::string_view kVtable = "vtable for ";
+    if (where.function.starts_with(kVtable)) where.function.erase(0, kVtable.size());
+  }
   set_line(mod, call, where);
   return where;
 }

@@ -7,93 +7,22 @@
 
 #ifdef RUBATO_TBB_PRELOAD_LIBRARY  // the preload library is not built with sanitizers
 
-#include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <map>
 #include <string>
 #include <vector>
 
-#include "child_process.hpp"
-#include "ground_truth.hpp"
-#include "rubato/core/io/report.hpp"
+#include "preload_support.hpp"
 #include "temp_dir.hpp"
 
 namespace {
 
 namespace test = rubato::test;
 using test::read_file;
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define RUBATO_SANITIZED_TEST_BUILD 1
-#endif
-#endif
-
-// The preload on the dry-run back-end, errors only, then `extra` (which wins).
-test::EnvList preload_env(const test::EnvList& extra = {}) {
-  test::EnvList env = {
-      {"LD_PRELOAD", RUBATO_TBB_PRELOAD_LIBRARY}, {"RUBATO_BACKEND", "dry-run"}, {"RUBATO_LOG", "error"}};
-#ifdef RUBATO_SANITIZED_TEST_BUILD
-  // In sanitizer builds the preload is instrumented and needs the program's
-  // runtime; the sanitizer's symbolizer, a child process, inherits LD_PRELOAD
-  // and cannot start. Reports there stay unsymbolized (module + offset, which
-  // is what the libtbb suppressions match) instead of failing the run.
-  for (const char* name : {"TSAN_OPTIONS", "ASAN_OPTIONS"}) {
-    const char* before = std::getenv(name);
-    env.emplace_back(name, std::string(before ? before : "") + " symbolize=0");
-  }
-#endif
-  env.insert(env.end(), extra.begin(), extra.end());
-  return env;
-}
-
-// Runs `argv` in the test's environment plus `env`, stdout to `out` and stderr
-// to `err` (discarded when empty); the exit code, -1 when it did not exit.
-int run(const std::vector<std::string>& argv, const test::EnvList& env, const std::string& out,
-        const std::string& err = "") {
-  test::SpawnOptions o;
-  o.env = env;
-  o.base = test::BaseEnv::inherited;
-  o.out_path = out;
-  o.err_path = err.empty() ? "/dev/null" : err;
-  const test::ProgramResult r = test::run_program(argv, o, 240);
-  return r.exited ? r.exit_code : -1;
-}
-
-rubato::Report read_report(const std::string& path) {
-  const std::string text = read_file(path);
-  std::remove(path.c_str());
-  REQUIRE_FALSE(text.empty());
-  std::string error;
-  auto r = rubato::report_from_json(text, error);
-  INFO(error);
-  REQUIRE(r);
-  return *r;
-}
-
-// Totals over the workers (ground_truth.hpp), each busy only while alive.
-rubato::test::ReportTotals totals(const rubato::Report& r) {
-  for (const auto& w : r.workers) CHECK(w.busy_s <= w.alive_s + 1e-6);
-  return rubato::test::totals(r);
-}
-
-bool has_note(const rubato::Report& r, const std::string& start) {
-  for (const auto& n : r.notes)
-    if (n.rfind(start, 0) == 0) return true;
-  return false;
-}
-
-// name -> value from the ground-truth file ("tasks N" lines).
-std::map<std::string, long> read_truth(const std::string& path) {
-  std::map<std::string, long> out;
-  std::ifstream in(path);
-  std::string key;
-  long value = 0;
-  while (in >> key >> value) out[key] = value;
-  std::remove(path.c_str());
-  return out;
-}
+using test::preload::has_note;
+using test::preload::preload_env;
+using test::preload::read_report;
+using test::preload::read_truth;
+using test::preload::run;
+using test::preload::totals;
 
 }  // namespace
 

@@ -17,9 +17,9 @@
 #include "rubato/core/base/clock.hpp"
 #include "rubato/core/io/report.hpp"
 #include "rubato/core/io/trace.hpp"
+#include "rubato/power/os/loaded_modules.hpp"
 #include "rubato/power/session/run_identity.hpp"
 #include "rubato/power/session/session.hpp"
-#include "loaded_modules.hpp"
 #include "task_event_mapper.hpp"
 #include "worker_parking.hpp"
 

@@ -50,9 +50,12 @@ void ArenaObserver::start(const Environment& env, EventLevel level) noexcept {
       session_->note(
           "tbb-preload: tasks seen through oneTBB's ITT notifications and its interposed spawn / enqueue / "
           "wait entry points; a worker is a thread, numbered as first seen");
-    if (!session_->settings().trace.empty()) {
-      say("rubato: RUBATO_TRACE is not supported by the TBB front-end; no trace is recorded");
-      session_->note("tbb: RUBATO_TRACE is not supported by the TBB front-end; no trace was recorded");
+    // The preload's task events record it (frontends/tbb_preload/src/task_trace.hpp).
+    if (!session_->settings().trace.empty() && level != EventLevel::itt_tasks) {
+      const char* why = level == EventLevel::tasks ? "is recorded by the preload only, not by the linked observer"
+                                                   : "needs task events, and the preload has none here";
+      say(std::string("rubato: RUBATO_TRACE ") + why + "; no trace is recorded");
+      session_->note(std::string("tbb: RUBATO_TRACE ") + why + "; no trace was recorded");
     }
     if (session_->settings().policy.efs) throttle_ = std::make_unique<ConcurrencyActuator>();
     session_->start_controllers(throttle_.get());
@@ -161,6 +164,7 @@ const Report& ArenaObserver::finish() noexcept {
     for (std::size_t x = 0; x < fe.max_workers; ++x)
       if (fe.in_arena[x].load(std::memory_order_relaxed)) fe.engine.task_end(static_cast<WorkerId>(x), false);
   retract(fe);
+  if (before_report_) before_report_();
   add_notes();
   report_ = &session_->finish();
   release_frontend();

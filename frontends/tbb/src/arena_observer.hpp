@@ -6,6 +6,7 @@
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_scheduler_observer.h>
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -34,6 +35,11 @@ class ArenaObserver final : public ::tbb::task_scheduler_observer {
     if (session_) session_->exiting_with(status);
   }
   const Report& finish() noexcept;
+  // The session, while active (the preload opens its trace from it).
+  Session* session() noexcept { return frontend_ ? session_.get() : nullptr; }
+  // Run by finish() once no task event reaches the front-end, before the
+  // report is written (the preload writes its trace's last records there).
+  void before_report(std::function<void()> f) { before_report_ = std::move(f); }
 
   void on_scheduler_entry(bool is_worker) override;
   void on_scheduler_exit(bool is_worker) override;
@@ -48,6 +54,7 @@ class ArenaObserver final : public ::tbb::task_scheduler_observer {
   std::mutex finish_mutex_;
   bool finished_ = false;
   const Report* report_ = nullptr;
+  std::function<void()> before_report_;
   Report empty_report_;
 };
 

@@ -46,8 +46,11 @@ constexpr std::uintptr_t kSameLoop = 64;
   const std::uint32_t d = s.depth--;
   if (d > kMaxFrames) return;
   IttFrame& f = s.frames[d - 1];
-  if (f.generation != kNoGeneration && f.generation == g_itt_generation.load(std::memory_order_relaxed)) [[likely]]
+  if (f.generation != kNoGeneration && f.generation == g_itt_generation.load(std::memory_order_relaxed)) [[likely]] {
     end_running(t_record, f.task);
+    if (f.trace_id != 0) [[unlikely]]
+      g_trace.load(std::memory_order_relaxed)->ended(t_record, f.trace_id, f.trace_resume);
+  }
 }
 
 // A hook's own frame address: the caller's stack pointer at the call less the
@@ -105,7 +108,8 @@ __attribute__((visibility("default"))) void __itt_sync_acquired(void* object) {
   if (!t) [[unlikely]]
     return;
   auto& task = *static_cast<::tbb::detail::d1::task*>(object);
-  worker_index creator = take_creator(task);
+  const TaskMark mark = take_creator(task);
+  worker_index creator = mark.creator;
   if (creator == no_worker) [[unlikely]] {
     // Created where no interposed entry point saw it: a task returned by the
     // one before it for this thread to run next (task bypass: it never entered
@@ -116,6 +120,9 @@ __attribute__((visibility("default"))) void __itt_sync_acquired(void* object) {
   IttFrame& f = s.frames[s.depth - 1];
   begin_running(*t, creator, t->scopes > 0, f.task);
   f.generation = t->generation;
+  f.trace_id = 0;
+  if (TaskTrace* trace = g_trace.load(std::memory_order_acquire)) [[unlikely]]
+    f.trace_id = trace->started(*t, task, mark.creator, mark.trace_id, mark.undeferred, f.trace_resume);
 }
 
 __attribute__((visibility("default"))) void __itt_stack_callee_leave(void* /*caller*/) {

@@ -20,6 +20,7 @@
 #include "arena_observer.hpp"
 #include "itt_frontend.hpp"
 #include "linked_objects.hpp"
+#include "task_trace.hpp"
 #include "rubato/core/config/settings.hpp"
 #include "rubato/power/session/run_identity.hpp"
 
@@ -68,7 +69,27 @@ __attribute__((destructor)) void unload_preload() {
   g_preload_pending.store(false, std::memory_order_release);
   if (!g_observer) return;
   if (const int status = g_exit_status.load(std::memory_order_relaxed); status >= 0) g_observer->exiting_with(status);
-  g_observer->finish();
+  const Report& report = g_observer->finish();
+  if (TaskTrace* trace = g_trace.load(std::memory_order_acquire)) trace->close(report.backend);
+}
+
+// With RUBATO_TRACE: the trace, before the session publishes its first task
+// event, and its last records written once no event reaches it any more.
+void open_trace(const Environment& env) {
+  Session* session = g_observer->session();
+  if (!session || session->settings().trace.empty()) return;
+  std::string error;
+  std::unique_ptr<TaskTrace> trace = TaskTrace::open(*session, env, error);
+  if (!trace) {
+    std::fprintf(stderr, "rubato: RUBATO_TRACE: %s; no trace is recorded\n", error.c_str());
+    g_observer->note("trace: " + error);
+    return;
+  }
+  g_trace.store(trace.release(), std::memory_order_release);  // never freed (task_trace.hpp)
+  g_observer->before_report([] {
+    const std::uint64_t dropped = g_trace.load(std::memory_order_acquire)->flush_all();
+    if (dropped > 0) g_observer->note("trace: " + std::to_string(dropped) + " records could not be written");
+  });
 }
 
 }  // namespace
@@ -79,6 +100,7 @@ void start_preload_session() noexcept {
   try {
     const Pending& p = *g_pending;
     g_observer = new ArenaObserver(p.env, p.tasks ? EventLevel::itt_tasks : EventLevel::threads_only);
+    if (p.tasks) open_trace(p.env);
 #ifdef __GLIBC__
     on_exit(&record_exit_status, nullptr);
 #endif

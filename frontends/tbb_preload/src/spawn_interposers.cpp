@@ -111,10 +111,11 @@ void __TBB_EXPORTED_FUNC enqueue(d1::task& t, d1::task_group_context& ctx, d1::t
   g_next.enqueue_ctx(t, ctx, ta);
 }
 
-// The caller runs `t` first (a task it created and pops), then waits.
+// The caller runs `t` first (a task it created and pops; in the trace, one it
+// runs at once: not deferred), then waits.
 void __TBB_EXPORTED_FUNC execute_and_wait(d1::task& t, d1::task_group_context& t_ctx, d1::wait_context& wait_ctx,
                                           d1::task_group_context& w_ctx) {
-  note_created(t);
+  note_created(t, /*deferred=*/false);
   itt_wait_scope waiting;
   g_next.execute_and_wait(t, t_ctx, wait_ctx, w_ctx);
 }

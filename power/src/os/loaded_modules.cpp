@@ -1,4 +1,4 @@
-#include "loaded_modules.hpp"
+#include "rubato/power/os/loaded_modules.hpp"
 
 #include <elf.h>
 #include <link.h>
@@ -9,7 +9,7 @@
 #include <limits>
 #include <string>
 
-namespace rubato::ompt {
+namespace rubato {
 namespace {
 
 // The GNU build-id note of a loaded PT_NOTE segment, or "".
@@ -72,4 +72,4 @@ std::vector<TraceModule> loaded_modules() noexcept {
   return modules;
 }
 
-}  // namespace rubato::ompt
+}  // namespace rubato
