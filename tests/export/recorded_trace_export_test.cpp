@@ -17,6 +17,7 @@
 #include <tuple>
 #include <vector>
 
+#include "command_output.hpp"
 #include "experiment/process.hpp"
 #include "export/otf2_sink.hpp"
 #include "export/trace_export.hpp"
@@ -26,6 +27,7 @@
 
 using namespace rubato;
 using namespace rubato::cli;
+using rubato::test::run_output;
 namespace fs = std::filesystem;
 
 namespace {
@@ -100,17 +102,6 @@ TraceExportResult export_as(const Recorded& r, ExportFormat format) {
   INFO(error);
   REQUIRE(export_trace(r.trace, o, result, error));
   return result;
-}
-
-std::string run_output(const std::string& command) {
-  std::string out;
-  if (std::FILE* p = popen(command.c_str(), "r")) {
-    char buf[4096];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    if (pclose(p) != 0) out = "FAILED: " + out;
-  }
-  return out;
 }
 
 // The program's task-creating function, as libdw names it ("fib(int) (fib.cpp:20)").

@@ -13,12 +13,14 @@
 #include <string>
 #include <vector>
 
+#include "command_output.hpp"
 #include "export/otf2_sink.hpp"
 #include "export/trace_export.hpp"
 #include "rubato/core/io/trace.hpp"
 
 using namespace rubato;
 using namespace rubato::cli;
+using rubato::test::run_output;
 namespace fs = std::filesystem;
 
 // The function whose code the synthetic tasks name.
@@ -81,17 +83,6 @@ std::string write_known_trace(const fs::path& dir) {
 nlohmann::json read_json(const std::string& path) {
   std::ifstream in(path);
   return nlohmann::json::parse(in);
-}
-
-std::string run_output(const std::string& command) {
-  std::string out;
-  if (std::FILE* p = popen(command.c_str(), "r")) {
-    char buf[4096];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-    if (pclose(p) != 0) out = "FAILED: " + out;
-  }
-  return out;
 }
 
 // Task slices per worker in time order, as names.
