@@ -345,13 +345,17 @@ TEST_CASE("Power.Calibrate.BetaMeasuresBothSensitivitiesWhereTheUncoreIsSettable
   REQUIRE(haswell);
   REQUIRE(haswell->memory_bandwidth_knee_hz);
   const double knee_khz = *haswell->memory_bandwidth_knee_hz / 1e3;
-  const double bc = 0.4, bu = 0.3;
+  // Half a second of modelled work per run: each run's process start (tens of
+  // ms under a sanitizer beside other work, and varying) must stay small
+  // against the slowdowns measured (0.25 s and 0.17 s).
+  const double bc = 0.5, bu = 0.4, t0_s = 0.5;
   const std::string out = work.path() + "/sensitivities.json";
   EnvList env = env_for(machine.root(), state.path());
   env.push_back({"RUBATO_PROFILE", profile});
-  RunningProgram p({kRubatoCli, "calibrate", "--beta", "--runs", "5", "--out", out, "--", RUBATO_CLOCK_BOUND_PROGRAM,
-                    machine.root(), std::to_string(bc), std::to_string(bu), "200", std::to_string(knee_khz)},
-                   env, work.path() + "/run");
+  RunningProgram p(
+      {kRubatoCli, "calibrate", "--beta", "--runs", "5", "--out", out, "--", RUBATO_CLOCK_BOUND_PROGRAM, machine.root(),
+       std::to_string(bc), std::to_string(bu), std::to_string(t0_s * 1e3), std::to_string(knee_khz)},
+      env, work.path() + "/run");
   machine.follow(p);
   const ProgramResult r = p.wait(240);
   INFO(r.out << r.err);
@@ -362,11 +366,16 @@ TEST_CASE("Power.Calibrate.BetaMeasuresBothSensitivitiesWhereTheUncoreIsSettable
   const auto& uncore = doc.at("uncore");
   REQUIRE(uncore.at("measured").get<bool>());
   const double got_bc = doc.at("core_sensitivity").get<double>(), got_bu = uncore.at("sensitivity").get<double>();
-  std::printf("calibrate --beta, core and uncore: b_c %.4f (program 0.4), b_u %.4f (program 0.3)\n", got_bc, got_bu);
-  // Each run starts a process (a few ms, more under load) that does not
-  // scale: both shares come out a little low, never high.
-  CHECK(got_bc == Approx(bc).margin(0.1));
-  CHECK(got_bu == Approx(bu).margin(0.1));
+  // A run's start does not scale with either clock: it is in T_fast and
+  // shrinks both shares by T0 / T_fast alike (docs/calibrate.md). Taken out
+  // with the measured T_fast, the program's own shares come back.
+  double t_fast = 0;
+  for (const auto& t : doc.at("t_fast_s")) t_fast += t.get<double>() / static_cast<double>(doc.at("t_fast_s").size());
+  const double start_share = t0_s / t_fast;
+  std::printf("calibrate --beta, core and uncore: b_c %.4f, b_u %.4f (program %.1f, %.1f; T0 / T_fast %.3f)\n", got_bc,
+              got_bu, bc, bu, start_share);
+  CHECK(got_bc / start_share == Approx(bc).margin(0.08));
+  CHECK(got_bu / start_share == Approx(bu).margin(0.08));
   CHECK(uncore.at("f_slow_hz").get<double>() == Approx(1.2e9));
   CHECK(uncore.at("stretch").get<double>() == Approx(knee_khz / 1.2e6));
   CHECK(uncore.at("stretch_from").get<std::string>().find("haswell-e5-2650v3") != std::string::npos);
