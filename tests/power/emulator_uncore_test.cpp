@@ -23,6 +23,7 @@
 #include "rubato/power/machine/profile.hpp"
 #include "rubato/power/session/operating_point.hpp"
 #include "rubato/power/session/session.hpp"
+#include "child_process.hpp"
 #include "temp_dir.hpp"
 
 using namespace rubato;
@@ -239,15 +240,6 @@ TEST_CASE("Power.Emulator.Uncore.NoteSaysTheUncoresPart") {
 
 namespace {
 
-bool wait_for(const std::function<bool()>& done, double seconds = 20) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (std::chrono::steady_clock::now() < until) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return done();
-}
-
 void spin_cpu_ns(std::uint64_t ns) {
   const std::uint64_t until = thread_cpu_ns() + ns;
   volatile std::uint64_t x = 1;
@@ -282,8 +274,8 @@ TEST_CASE("Power.Emulator.Uncore.SessionStretchesByTheLevelMinEnergySets", "[pow
   REQUIRE(s);
   REQUIRE(s->operating_point());
   s->worker_started(0);
-  REQUIRE(
-      wait_for([&] { return s->operating_point()->uncore_hz() > 0 && s->operating_point()->uncore_hz() < kKneeHz; }));
+  REQUIRE(test::wait_until(
+      [&] { return s->operating_point()->uncore_hz() > 0 && s->operating_point()->uncore_hz() < kKneeHz; }));
   for (int t = 0; t < 20; ++t) {
     s->engine().task_begin(0);
     spin_cpu_ns(200'000);

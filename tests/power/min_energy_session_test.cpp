@@ -14,21 +14,13 @@
 #include "rubato/power/machine/profile.hpp"
 #include "rubato/power/session/operating_point.hpp"
 #include "rubato/power/session/session.hpp"
+#include "child_process.hpp"
 #include "temp_dir.hpp"
 #include "uncore_fake_tree.hpp"
 
 using namespace rubato;
 
 namespace {
-
-bool wait_for(const std::function<bool()>& done, double seconds = 20) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (std::chrono::steady_clock::now() < until) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return done();
-}
 
 Environment min_energy_env(const std::string& sysfs_root, const test::TempDir& state, const std::string& backend) {
   return {{"RUBATO_BACKEND", backend},
@@ -73,17 +65,17 @@ TEST_CASE("Power.MinEnergy.SysfsUncoreFollowsTheWorkersAndIsGivenBack", "[power]
   s->worker_started(0);
   s->worker_started(1);
   // Working, memory-bound: min = max at a level at or above the knee (2.195 GHz).
-  CHECK(wait_for([&] { return khz("min_freq_khz") == khz("max_freq_khz") && khz("max_freq_khz") >= 2200000; }));
-  CHECK(wait_for([&] { return s->operating_point()->uncore_hz() >= 2.2e9; }));
+  CHECK(test::wait_until([&] { return khz("min_freq_khz") == khz("max_freq_khz") && khz("max_freq_khz") >= 2200000; }));
+  CHECK(test::wait_until([&] { return s->operating_point()->uncore_hz() >= 2.2e9; }));
   CHECK(s->operating_point()->sensitivity().uncore == Approx(0.9));
   // Nobody works: the shared uncore goes to its lowest level.
   s->engine().run_end(0);
   s->engine().run_end(1);
-  CHECK(wait_for([&] { return khz("min_freq_khz") == 800000 && khz("max_freq_khz") == 800000; }));
+  CHECK(test::wait_until([&] { return khz("min_freq_khz") == 800000 && khz("max_freq_khz") == 800000; }));
   // Work again: back up (one worker now, the other waiting: the model's
   // pair for 1 + 1 is 2.1 GHz, far above the lowest level).
   s->engine().task_begin(1);
-  CHECK(wait_for([&] { return khz("min_freq_khz") == khz("max_freq_khz") && khz("max_freq_khz") >= 2000000; }));
+  CHECK(test::wait_until([&] { return khz("min_freq_khz") == khz("max_freq_khz") && khz("max_freq_khz") >= 2000000; }));
   const Report& r = s->finish();
   CHECK(fs.snapshot() == before);  // the limits before the run, byte for byte
   CHECK(r.backend == "sysfs");
@@ -124,8 +116,8 @@ TEST_CASE("Power.MinEnergy.ReplayedCountersDriveTheUncoreShare", "[power][min-en
   s->worker_started(1);
   const OperatingPoint& point = *s->operating_point();
   // Playing (b_u > 0: 200 intervals of 1 ms or more), then over (b_u 0 for good).
-  CHECK(wait_for([&] { return point.sensitivity().uncore > 0.01f; }));
-  CHECK(wait_for([&] { return point.sensitivity().uncore == 0.0f; }));
+  CHECK(test::wait_until([&] { return point.sensitivity().uncore > 0.01f; }));
+  CHECK(test::wait_until([&] { return point.sensitivity().uncore == 0.0f; }));
   const Report& r = s->finish();
   std::vector<const FrequencyPairEvent*> counted;
   for (const FrequencyPairEvent& e : r.frequency_pairs)
@@ -155,7 +147,7 @@ TEST_CASE("Power.MinEnergy.EmulatedRunChargesTheUncoreAtItsLevels", "[power][min
   auto s = Session::open(env, {"test", "none", true});
   REQUIRE(s);
   s->worker_started(0);
-  CHECK(wait_for([&] { return s->operating_point()->uncore_hz() == 1.2e9; }));
+  CHECK(test::wait_until([&] { return s->operating_point()->uncore_hz() == 1.2e9; }));
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   const Report& r = s->finish();
   const double uncore_j = r.external.at("energy_modeled_uncore_j");
