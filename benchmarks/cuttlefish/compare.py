@@ -156,6 +156,22 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
+def print_geomean_rows(cols, results):
+    """One table row per (label, source, get): the geometric means over the
+    programs (results: name -> (measured, rubato's rows, model)) of energy,
+    time and EDP from get(measured, rows, model), each against the measured
+    default. compare.py and replay.py print their summaries with it."""
+    for label, source, get in cols:
+        es, ts, ds = [], [], []
+        for meas, rows, model in results.values():
+            e, t, edp = get(meas, rows, model)
+            d = meas["default"]
+            es.append(e / d["energy"][0])
+            ts.append(t / d["time"][0])
+            ds.append(edp / d["edp"][0])
+        print(f"| {label} | {source} | {geomean(es):.3f} | {geomean(ts):.3f} | {geomean(ds):.3f} |")
+
+
 def print_tables(results):
     print("### rubato's policies (modelled) against Cuttlefish's runs (measured), 20 workers\n")
     print("Measured: ten runs each, mean ± 95 % CI, time by the Cuttlefish runtime, energy by RAPL package "
@@ -199,15 +215,7 @@ def print_tables(results):
     for p in POLICIES:
         cols.append((f"rubato {p}", f"modelled (simulated:{PROFILE} + activity)",
                      lambda m, r, x, p=p: (r[p]["energy"], r[p]["time"], r[p]["edp"])))
-    for label, source, get in cols:
-        es, ts, ds = [], [], []
-        for meas, rows, model in results.values():
-            e, t, edp = get(meas, rows, model)
-            d = meas["default"]
-            es.append(e / d["energy"][0])
-            ts.append(t / d["time"][0])
-            ds.append(edp / d["edp"][0])
-        print(f"| {label} | {source} | {geomean(es):.3f} | {geomean(ts):.3f} | {geomean(ds):.3f} |")
+    print_geomean_rows(cols, results)
     misses = [x["combined"]["energy"] / m["combined"]["energy"][0] - 1 for m, _, x in results.values()]
     print("\nPer program, rubato eco (modelled) against Cuttlefish combined: measured, and as fit.py models it "
           f"(like for like: the model's energy for Cuttlefish's runs differs from the measured by "

@@ -133,16 +133,7 @@ def print_tables(results, manifest):
     for p in POLICIES:
         cols.append((f"rubato {p}", "modelled, trace replay",
                      lambda m, r, x, p=p: (r["rows"][p]["energy"], r["rows"][p]["time"], r["rows"][p]["edp"])))
-    for label, source, get in cols:
-        es, ts, ds = [], [], []
-        for meas, res, model in results.values():
-            e, t, edp = get(meas, res, model)
-            d = meas["default"]
-            es.append(e / d["energy"][0])
-            ts.append(t / d["time"][0])
-            ds.append(edp / d["edp"][0])
-        print(f"| {label} | {source} | {compare.geomean(es):.3f} | {compare.geomean(ts):.3f} | "
-              f"{compare.geomean(ds):.3f} |")
+    compare.print_geomean_rows(cols, results)
     print("\nrubato eco (modelled, trace replay) against Cuttlefish combined, measured and as fit.py models it:\n")
     print("| program | energy / measured | time / measured | EDP / measured | energy ≤ measured at no more time | "
           "energy / modelled | time / modelled | EDP / modelled |")
