@@ -42,18 +42,21 @@ TEST_CASE("Power.Emulator.AccountsDelayPerWorkerAndLevel") {
 
 // Behaviour, not accuracy: at half the top frequency the emulator really
 // burns about the segment's own length again, so the emulated segments take
-// about twice as long — not 1x (no burn) nor 3x (burnt twice). The bound is
-// wide because this is wall time on a shared machine under CI's parallel
-// load (it once missed 2x by 5.8 % there); the accuracy figure (within a few
-// percent of the requested slowdown on a quiet machine) is a benchmark:
-// benchmarks/emulator/emulator_accuracy.
+// about twice the CPU time — not 1x (no burn) nor 3x (burnt twice). Compared
+// in CPU time (the work and the burn are both busy), which preemption by other
+// programs does not change: in wall time it missed 2x by 30 % in a tsan stage
+// beside a spinning shell (1-minute load 7 on 2 cores). The accuracy figure
+// (within a few percent of the requested slowdown on a quiet machine, in wall
+// time) is a benchmark: benchmarks/emulator/emulator_accuracy.
 TEST_CASE("Power.Emulator.HalfFrequencyTakesTwiceAsLong") {
   double best_error = 1e9;
+  SlowdownMeasurement m;
   for (int attempt = 0; attempt < 5 && best_error > 0.05; ++attempt) {
-    const auto m = measure_emulated_slowdown(1.2e9, 2.4e9, 1.0, 200'000, 30, 3);
+    m = measure_emulated_slowdown(1.2e9, 2.4e9, 1.0, 200'000, 30, 3);
     CHECK(m.requested == Approx(2.0));
-    best_error = std::min(best_error, std::abs(m.achieved - m.requested) / m.requested);
+    best_error = std::min(best_error, std::abs(m.achieved_cpu - m.requested) / m.requested);
   }
+  INFO("requested " << m.requested << ", achieved in CPU time " << m.achieved_cpu << ", in wall time " << m.achieved);
   CHECK(best_error <= 0.25);
 }
 
