@@ -120,6 +120,18 @@ TEST_CASE("Tbb.Preload.Trace.AlgorithmsFlowGraphExceptionsCancellation", "[tbb]"
   CHECK(c.unfinished == 0);
 }
 
+TEST_CASE("Tbb.Preload.Trace.ATaskRunningAtExitEndsInTheTrace", "[tbb]") {
+  // main returns while a worker is still inside a task (oneTBB also lets a
+  // wait return inside its last task's execute()): the close waits for that
+  // task's end, which is recorded, not cut off as unfinished.
+  const test::TempDir tmp;
+  const TracedRun r = traced_run(tmp, "exit_in_task");
+  const TraceCounts c = count(r.trace);
+  CHECK(c.tasks >= 1);
+  CHECK(c.unfinished == 0);
+  CHECK(c.not_completed_once == 0);
+}
+
 #ifdef RUBATO_CLI_BINARY
 TEST_CASE("Tbb.Preload.Trace.ReplaysInTheSimulator", "[tbb]") {
   const test::TempDir tmp;

@@ -46,11 +46,13 @@ constexpr std::uintptr_t kSameLoop = 64;
   const std::uint32_t d = s.depth--;
   if (d > kMaxFrames) return;
   IttFrame& f = s.frames[d - 1];
-  if (f.generation != kNoGeneration && f.generation == g_itt_generation.load(std::memory_order_relaxed)) [[likely]] {
+  if (f.generation == kNoGeneration) return;
+  if (f.generation == g_itt_generation.load(std::memory_order_relaxed)) [[likely]]
     end_running(t_record, f.task);
-    if (f.trace_id != 0) [[unlikely]]
-      g_trace.load(std::memory_order_relaxed)->ended(t_record, f.trace_id, f.trace_resume);
-  }
+  // The trace takes a task's end after the front-end is retracted too, until
+  // it closes (TaskTrace::flush_all waits for it at exit).
+  if (f.trace_id != 0) [[unlikely]]
+    g_trace.load(std::memory_order_relaxed)->ended(t_record, f.trace_id, f.trace_resume);
 }
 
 // A hook's own frame address: the caller's stack pointer at the call less the

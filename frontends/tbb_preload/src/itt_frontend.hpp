@@ -155,11 +155,10 @@ class itt_wait_scope {
     // `this`: ASan may keep locals on a fake stack elsewhere in memory. Inlined,
     // it is the interposer's frame: every task of this wait ran deeper.
     end_abandoned(t_itt, reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)));
-    if (t_ && generation_ == g_itt_generation.load(std::memory_order_relaxed)) {
-      end_waiting(*t_, waiting_);
-      if (trace_waiting_ != 0) [[unlikely]]
-        g_trace.load(std::memory_order_relaxed)->wait_ended(*t_, trace_waiting_);
-    }
+    if (t_ && generation_ == g_itt_generation.load(std::memory_order_relaxed)) end_waiting(*t_, waiting_);
+    // As a task's end (end_frame): recorded until the trace closes.
+    if (trace_waiting_ != 0) [[unlikely]]
+      g_trace.load(std::memory_order_relaxed)->wait_ended(*t_, trace_waiting_);
   }
   itt_wait_scope(const itt_wait_scope&) = delete;
   itt_wait_scope& operator=(const itt_wait_scope&) = delete;

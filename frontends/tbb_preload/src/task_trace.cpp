@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <thread>
 
 #include "itt_frontend.hpp"
 #include "rubato/core/io/report.hpp"
@@ -85,6 +86,7 @@ void TaskTrace::open_segment(TraceWorker& tw, std::uint64_t task, SegmentStart h
   tw.open_task = task;
   tw.open_start = how;
   tw.open_ns = now();
+  tw.running.store(true, std::memory_order_relaxed);
 }
 
 void TaskTrace::close_segment(WorkerId w, TraceWorker& tw, SegmentEnd how) noexcept {
@@ -94,6 +96,7 @@ void TaskTrace::close_segment(WorkerId w, TraceWorker& tw, SegmentEnd how) noexc
       w, tw,
       SegmentRecord{tw.open_task, w, tw.open_start, how, level, tw.open_ns, end > tw.open_ns ? end - tw.open_ns : 0});
   tw.open_task = 0;
+  tw.running.store(false, std::memory_order_relaxed);
 }
 
 std::uint64_t TaskTrace::add_task(WorkerId w, TraceWorker& tw, std::uint64_t parent, WorkerId creator,
@@ -106,6 +109,8 @@ std::uint64_t TaskTrace::add_task(WorkerId w, TraceWorker& tw, std::uint64_t par
 
 std::uint64_t TaskTrace::created(ThreadRecord& t, const ::tbb::detail::d1::task& task, bool deferred) noexcept {
   TraceWorker& tw = workers_[t.worker];
+  const Recording recording(*this, tw);
+  if (!recording.ok) return 0;
   const std::uint32_t flags = kTraceTaskExplicit | (deferred ? kTraceTaskDeferred : 0u);
   const std::uint64_t id = add_task(t.worker, tw, running_task_id(), t.worker, flags, task);
   publish(tw);
@@ -116,6 +121,11 @@ std::uint64_t TaskTrace::started(ThreadRecord& t, const ::tbb::detail::d1::task&
                                  std::uint64_t id, bool undeferred, std::uint64_t& resumes) noexcept {
   const WorkerId w = t.worker;
   TraceWorker& tw = workers_[w];
+  const Recording recording(*this, tw);
+  if (!recording.ok) {
+    resumes = 0;
+    return 0;
+  }
   const bool seen = creator != no_worker;
   if (id == 0) {
     // Created before the trace began, or where no interposed entry point saw it
@@ -137,6 +147,8 @@ std::uint64_t TaskTrace::started(ThreadRecord& t, const ::tbb::detail::d1::task&
 void TaskTrace::ended(ThreadRecord& t, std::uint64_t id, std::uint64_t resumes) noexcept {
   const WorkerId w = t.worker;
   TraceWorker& tw = workers_[w];
+  const Recording recording(*this, tw);
+  if (!recording.ok) return;
   if (tw.open_task == id) {
     close_segment(w, tw, SegmentEnd::completed);
   } else {
@@ -155,6 +167,8 @@ void TaskTrace::ended(ThreadRecord& t, std::uint64_t id, std::uint64_t resumes) 
 std::uint64_t TaskTrace::wait_began(ThreadRecord& t) noexcept {
   const WorkerId w = t.worker;
   TraceWorker& tw = workers_[w];
+  const Recording recording(*this, tw);
+  if (!recording.ok) return 0;
   const std::uint64_t task = tw.open_task;
   if (task == 0) return 0;  // the program's serial part: no task of the trace waits
   close_segment(w, tw, SegmentEnd::waiting);
@@ -166,6 +180,8 @@ std::uint64_t TaskTrace::wait_began(ThreadRecord& t) noexcept {
 void TaskTrace::wait_ended(ThreadRecord& t, std::uint64_t waiting) noexcept {
   const WorkerId w = t.worker;
   TraceWorker& tw = workers_[w];
+  const Recording recording(*this, tw);
+  if (!recording.ok) return;
   if (tw.open_task != 0) close_segment(w, tw, SegmentEnd::suspended);
   record(w, tw, WaitRecord{waiting, w, WaitKind::taskwait, false, now()});
   open_segment(tw, waiting, SegmentStart::resume);
@@ -173,8 +189,31 @@ void TaskTrace::wait_ended(ThreadRecord& t, std::uint64_t waiting) noexcept {
 }
 
 std::uint64_t TaskTrace::flush_all() noexcept {
-  for (std::size_t x = 0; x < engine_.max_workers(); ++x) {
+  const std::size_t workers = engine_.max_workers();
+  const auto others_running = [&] {
+    for (std::size_t x = 0; x < workers; ++x) {
+      // The calling thread's own segment (a task calling exit) cannot end now.
+      if (static_cast<WorkerId>(x) == t_record.worker) continue;
+      if (workers_[x].running.load(std::memory_order_relaxed)) return true;
+    }
+    return false;
+  };
+  const auto grace_end = std::chrono::steady_clock::now() + kExitGrace;
+  while (others_running() && std::chrono::steady_clock::now() < grace_end)
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  closed_.store(true, std::memory_order_seq_cst);
+  for (std::size_t x = 0; x < workers; ++x) {
     TraceWorker& tw = workers_[x];
+    // A record takes well under a microsecond; a thread descheduled in the
+    // middle of one is waited for (bounded: exit never hangs on it).
+    const auto record_end = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    bool in_record = false;
+    while ((in_record = tw.recording.load(std::memory_order_seq_cst)) && std::chrono::steady_clock::now() < record_end)
+      std::this_thread::yield();
+    if (in_record) {
+      writer_->count_dropped(1);  // at least: its buffer is not read while its owner writes
+      continue;
+    }
     if (tw.published.load(std::memory_order_acquire) == 0) continue;
     const auto w = static_cast<WorkerId>(x);
     if (tw.open_task != 0) close_segment(w, tw, SegmentEnd::unfinished);

@@ -16,6 +16,7 @@
 #include <oneapi/tbb/detail/_task.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -41,6 +42,12 @@ struct alignas(kCacheLine) TraceWorker {
   // Stored (release) after each of the owner's records, so that the close,
   // on another thread at exit, reads what the owner wrote last.
   std::atomic<std::uint64_t> published{0};
+  // Set (seq_cst) while the owner records, and checked against the trace's
+  // `closed_` the other way round, so that the close never reads what the
+  // owner is writing (TaskTrace::Recording).
+  std::atomic<bool> recording{false};
+  // A segment is open (open_task != 0), for the close's wait at exit.
+  std::atomic<bool> running{false};
   SpinLock flush_lock;
 };
 
@@ -64,14 +71,39 @@ class TaskTrace {
   std::uint64_t wait_began(ThreadRecord& t) noexcept;
   void wait_ended(ThreadRecord& t, std::uint64_t waiting) noexcept;
 
-  // At exit, once no task event reaches the front-end any more: closes the
-  // segments still open (unfinished) and writes every buffer. Returns the
-  // records the writer could not write.
+  // At exit, once the front-end is retracted. oneTBB lets a wait return
+  // as soon as its last task has released it, inside that task's execute(),
+  // before the worker is back in the dispatch loop that reports the task's
+  // end: a worker may still be finishing a task while the program exits. So
+  // the close first waits (at most kExitGrace) for the segments open on other
+  // threads to end, their ends still recorded; then no record is taken any
+  // more, the segments still open are closed (unfinished) and every buffer is
+  // written. Returns the records the writer could not write.
   std::uint64_t flush_all() noexcept;
+  static constexpr std::chrono::milliseconds kExitGrace{100};
   // After the report (its back-end decides the timing): the module table and the end record.
   void close(const std::string& backend) noexcept;
 
  private:
+  // Around each of the owner's records: `ok` false once the trace is closed
+  // (nothing may be recorded then). The owner's flag and the close's are
+  // both seq_cst: either the owner sees the trace closed, or the close sees
+  // the owner recording and waits for it.
+  class Recording {
+   public:
+    Recording(const TaskTrace& trace, TraceWorker& tw) noexcept : tw_(tw) {
+      tw_.recording.store(true, std::memory_order_seq_cst);
+      ok = !trace.closed_.load(std::memory_order_seq_cst);
+    }
+    ~Recording() { tw_.recording.store(false, std::memory_order_release); }
+    Recording(const Recording&) = delete;
+    Recording& operator=(const Recording&) = delete;
+    bool ok;
+
+   private:
+    TraceWorker& tw_;
+  };
+
   TaskTrace(Engine& engine, std::unique_ptr<TraceFileWriter> writer, std::uint64_t origin_ns);
   std::uint64_t now() const noexcept;
   void record(WorkerId w, TraceWorker& tw, const auto& rec) noexcept;
@@ -85,6 +117,7 @@ class TaskTrace {
   std::unique_ptr<TraceWorker[]> workers_;
   SteadyClock clock_;
   std::uint64_t origin_ns_;
+  std::atomic<bool> closed_{false};  // set by flush_all: no record is taken after it
 };
 
 // The trace being recorded, or nullptr (set once, before the first task event

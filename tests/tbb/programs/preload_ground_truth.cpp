@@ -208,12 +208,26 @@ long cancelled() {
   return cancelled_rounds;
 }
 
+// A task still running when main returns: enqueued, it tells main it has
+// started and then works on for a few milliseconds, unwaited for.
+long exit_in_task() {
+  static std::atomic<bool> started{false};
+  tbb::this_task_arena::enqueue([] {
+    started.store(true);
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+  });
+  while (!started.load()) std::this_thread::yield();
+  return 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(stderr, "usage: %s fib|serial|defer|arena|parallel_for|reduce|invoke|flow|throw|cancel TRUTH_FILE\n",
-                 argv[0]);
+    std::fprintf(
+        stderr,
+        "usage: %s fib|serial|defer|arena|parallel_for|reduce|invoke|flow|throw|cancel|exit_in_task TRUTH_FILE\n",
+        argv[0]);
     return 2;
   }
   const char* what = argv[1];
@@ -246,6 +260,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(what, "flow")) result = flow();
     else if (!std::strcmp(what, "throw")) result = throwing();
     else if (!std::strcmp(what, "cancel")) result = cancelled();
+    else if (!std::strcmp(what, "exit_in_task")) result = exit_in_task();
     else {
       std::fprintf(stderr, "unknown case %s\n", what);
       return 2;
