@@ -8,7 +8,9 @@
 //
 // Hot path (only while tracing): each thread writes its own worker's
 // TraceWorker and block buffer; a full buffer goes to the shared writer under
-// the worker's flush lock (one lock per block, as in the OMPT tool). The
+// the worker's flush lock (one lock per block, as in the OMPT tool); each
+// record also sets its worker's own `recording` flag and reads the trace's
+// `closed_`, written once at exit (the hand-over to flush_all). The
 // functions are out of line (task_trace.cpp): without a trace the task events
 // pay one load of g_trace and a branch.
 #pragma once
