@@ -6,12 +6,9 @@
 // case, which runs a Session.
 #include <catch2/catch.hpp>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <functional>
 #include <random>
-#include <thread>
 
 #include "emulator_fake_clocks.hpp"
 #include "fake_sysfs.hpp"

@@ -7,7 +7,6 @@
 
 #include <chrono>
 #include <fstream>
-#include <functional>
 #include <thread>
 
 #include "rubato/power/energy/power_model.hpp"
