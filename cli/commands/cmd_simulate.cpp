@@ -30,57 +30,82 @@
 
 namespace rubato::cli {
 
+namespace {
+
+// The plant (the truth the run is graded on), what the controllers may read
+// of it, and how min-energy uses what it reads.
+std::vector<OptionSpec> plant_options() {
+  return {
+      {"min-energy-loop", kHowToMeasure, "min-energy (eco): learn from measured durations, or act on the shares", "L",
+       "closed", "closed (probe and keep what the durations show) | open (the model's choice from the shares)"},
+      {"plant", kHowToMeasure, "the machine's truth: its power law, knee and counter relation", "PROFILE",
+       "the --profile (the plant obeys the controllers' model)",
+       "a name from power/profiles or a JSON file; the policies still believe --profile"},
+      {"plant-uncore-exponent", kHowToMeasure, "the plant stretches uncore-bound work by g(fu)^G", "G", "1",
+       "a number 0.1..5 (1: the model's own form)"},
+      {"counters", kHowToMeasure, "what the memory-transaction counters read of the plant", "SPEC", "exact",
+       "exact | none | bias=F | noise=F | bias=F:noise=F (F a number; noise relative, per interval)"},
+      {"meter", kHowToMeasure, "an energy meter (RAPL) over the plant", "SPEC", "rapl",
+       "rapl | none | rapl:noise=F (relative, per reading)"},
+  };
+}
+
+}  // namespace
+
 const CommandSpec& simulate_spec() {
   static const CommandSpec spec{
       "simulate",
       "run a synthetic DAG or a task trace on a modelled machine; same report as a real run",
       "",
       "",
-      {
-          {"profile", kWhatToRun, "the modelled machine", "NAME", "",
-           "a name from power/profiles or a JSON file (required)"},
-          {"workers", kWhatToRun, "worker counts to simulate", "N[,N...]", "",
-           "integers up to the profile's cores (required)", true},
-          {"dag", kWhatToRun, "a synthetic task graph", "SPEC", "",
-           "e.g. fib:25 or a PBBS preset (sim/README.md; this or --trace)"},
-          {"trace", kWhatToRun, "replay a RUBATO_TRACE file", "FILE", "", "a trace file (this or --dag)"},
-          {"policy", kWhatToRun, "policies to simulate", "P[,P...]", "", std::string(kPolicyAccepted) + " (required)",
-           true},
-          {"seed", kWhatToRun, "random seed of the first trial", "S", "1", "0..2^62"},
-          {"trials", kWhatToRun, "trials per policy x worker count (seeds S, S+1, ...)", "T", "1", "1..100000"},
-          {"cores", kWhatToRun, "override the profile's core count", "N", "the profile's", "1..65536"},
-          {"freqs", kHowToMeasure, "the frequency ladder", "LIST", "the profile's", "frequencies, e.g. 1.2GHz,2.4GHz",
-           true},
-          {"model", kHowToMeasure, "the scheduler modelled", "M", "cilk",
-           "cilk (work-first, continuation stealing) | omp (child stealing, tied tasks)"},
-          {"placement", kHowToMeasure, "where workers sit", "P", "spread", "spread | compact"},
-          {"steal-cost", kHowToMeasure, "time one steal takes", "T", "1us", "a time, e.g. 1us, 250ns (>= 1ns)"},
-          {"min-dwell", kHowToMeasure, "least time between a domain's frequency changes", "T", "0", "a time up to 10s"},
-          {"uncore", kHowToMeasure, "pin the uncore: its power and the uncore-sensitive work's time", "FREQ",
-           "not set (eco moves it where the profile has an uncore ladder)", "a frequency"},
-          {"slack-dwell", kHowToMeasure, "slack: wait before a waiting worker is slowed", "T",
-           "10 transition latencies, at least 1ms", "a time 10us..10s"},
-          {"beta", kHowToMeasure, "the workload's frequency sensitivity (time ~ f^-beta)", "B", "the profile's",
-           "0..1"},
-          {"core-sensitivity", kHowToMeasure, "b_c: share of the work's time that scales with the core clock", "B",
-           "the profile's beta", "0..1 (as --beta; phases' beta= override it)"},
-          {"uncore-sensitivity", kHowToMeasure, "b_u: share of the work's time moving data through the uncore", "B",
-           "0", "0..1, with b_c + b_u <= 1 (phases' uncore= override it)"},
-          {"max-time-loss", kHowToMeasure, "min-energy (eco): the most time its core + uncore choice may add", "F",
-           "0.05", "a fraction 0..1 (0.05: 5 %)"},
-          {"thresholds", kHowToMeasure, "HERMES workload thresholds K ([HERMES] §3.2)", "K", "2", "1..8"},
-          {"profile-window", kHowToMeasure, "depth samples per profiling period M", "M", "16", "1..2^20"},
-          {"sample-interval", kHowToMeasure, "one depth sample per worker per T", "T", "100us", "a time >= 1ns"},
-          {"contention", kHowToMeasure, "memory-contention model", "C", "efs (when the profile has one)",
-           "efs ([EFS] Eqs. 10-11) | none"},
-          {"control-interval", kHowToMeasure, "efs controller's and eco's core + uncore decision's period", "T", "10ms",
-           "a time >= 1us"},
-          {"throttle", kHowToMeasure, "how efs stops a thread", "HOW", "preempt",
-           "preempt (at once) | task (at the next task scheduling point)"},
-          {"out", kWhereResultsGo, "one report file, or a directory of reports (rubato compare reads it)", "FILE|DIR",
-           "standard output (a summary)", "a path", false, 'o'},
-          {"quiet", kOutputFormat, "no summary on standard output", "", "", ""},
-      },
+      with(
+          {
+              {"profile", kWhatToRun, "the modelled machine", "NAME", "",
+               "a name from power/profiles or a JSON file (required)"},
+              {"workers", kWhatToRun, "worker counts to simulate", "N[,N...]", "",
+               "integers up to the profile's cores (required)", true},
+              {"dag", kWhatToRun, "a synthetic task graph", "SPEC", "",
+               "e.g. fib:25 or a PBBS preset (sim/README.md; this or --trace)"},
+              {"trace", kWhatToRun, "replay a RUBATO_TRACE file", "FILE", "", "a trace file (this or --dag)"},
+              {"policy", kWhatToRun, "policies to simulate", "P[,P...]", "",
+               std::string(kPolicyAccepted) + " (required)", true},
+              {"seed", kWhatToRun, "random seed of the first trial", "S", "1", "0..2^62"},
+              {"trials", kWhatToRun, "trials per policy x worker count (seeds S, S+1, ...)", "T", "1", "1..100000"},
+              {"cores", kWhatToRun, "override the profile's core count", "N", "the profile's", "1..65536"},
+              {"freqs", kHowToMeasure, "the frequency ladder", "LIST", "the profile's",
+               "frequencies, e.g. 1.2GHz,2.4GHz", true},
+              {"model", kHowToMeasure, "the scheduler modelled", "M", "cilk",
+               "cilk (work-first, continuation stealing) | omp (child stealing, tied tasks)"},
+              {"placement", kHowToMeasure, "where workers sit", "P", "spread", "spread | compact"},
+              {"steal-cost", kHowToMeasure, "time one steal takes", "T", "1us", "a time, e.g. 1us, 250ns (>= 1ns)"},
+              {"min-dwell", kHowToMeasure, "least time between a domain's frequency changes", "T", "0",
+               "a time up to 10s"},
+              {"uncore", kHowToMeasure, "pin the uncore: its power and the uncore-sensitive work's time", "FREQ",
+               "not set (eco moves it where the profile has an uncore ladder)", "a frequency"},
+              {"slack-dwell", kHowToMeasure, "slack: wait before a waiting worker is slowed", "T",
+               "10 transition latencies, at least 1ms", "a time 10us..10s"},
+              {"beta", kHowToMeasure, "the workload's frequency sensitivity (time ~ f^-beta)", "B", "the profile's",
+               "0..1"},
+              {"core-sensitivity", kHowToMeasure, "b_c: share of the work's time that scales with the core clock", "B",
+               "the profile's beta", "0..1 (as --beta; phases' beta= override it)"},
+              {"uncore-sensitivity", kHowToMeasure, "b_u: share of the work's time moving data through the uncore", "B",
+               "0", "0..1, with b_c + b_u <= 1 (phases' uncore= override it)"},
+              {"max-time-loss", kHowToMeasure, "min-energy (eco): the most time its core + uncore choice may add", "F",
+               "0.05", "a fraction 0..1 (0.05: 5 %)"},
+              {"thresholds", kHowToMeasure, "HERMES workload thresholds K ([HERMES] §3.2)", "K", "2", "1..8"},
+              {"profile-window", kHowToMeasure, "depth samples per profiling period M", "M", "16", "1..2^20"},
+              {"sample-interval", kHowToMeasure, "one depth sample per worker per T", "T", "100us", "a time >= 1ns"},
+              {"contention", kHowToMeasure, "memory-contention model", "C", "efs (when the profile has one)",
+               "efs ([EFS] Eqs. 10-11) | none"},
+              {"control-interval", kHowToMeasure, "efs controller's and eco's core + uncore decision's period", "T",
+               "10ms", "a time >= 1us"},
+              {"throttle", kHowToMeasure, "how efs stops a thread", "HOW", "preempt",
+               "preempt (at once) | task (at the next task scheduling point)"},
+              {"out", kWhereResultsGo, "one report file, or a directory of reports (rubato compare reads it)",
+               "FILE|DIR", "standard output (a summary)", "a path", false, 'o'},
+              {"quiet", kOutputFormat, "no summary on standard output", "", "", ""},
+          },
+          plant_options()),
       "Every figure is simulated on the modelled machine (the report says so); sim/README.md.",
   };
   return spec;
@@ -112,7 +137,10 @@ struct SimulateOptions {
   // RUBATO_CORE_SENSITIVITY / RUBATO_UNCORE_SENSITIVITY live).
   std::optional<double> given_core, given_uncore;
   double max_time_loss = kDefaultMaxTimeLoss;
-  double slack_dwell_s = -1;  // --slack-dwell; <0: the profile's default (rubato/power/session/slack_setup.hpp)
+  bool closed_loop = true;     // --min-energy-loop
+  sim::PlantOptions plant;     // --plant, --plant-uncore-exponent
+  sim::SensorOptions sensors;  // --counters, --meter
+  double slack_dwell_s = -1;   // --slack-dwell; <0: the profile's default (rubato/power/session/slack_setup.hpp)
   int thresholds = 2;
   std::uint32_t profile_window = 16;
   double sample_interval_s = 1e-4;
@@ -187,6 +215,70 @@ void read_profile(const Args& a, SimulateOptions& o) {
     o.extra_args += " --cores " + *cores;
   }
   read_sensitivity(a, o);
+}
+
+// "key=value" items of a sensor spec after its mode, separated by ':'.
+std::vector<std::pair<std::string, std::string>> spec_items(const std::string& option, const std::string& text,
+                                                            std::size_t from) {
+  std::vector<std::pair<std::string, std::string>> items;
+  while (from < text.size()) {
+    const std::size_t end = std::min(text.find(':', from), text.size());
+    const std::string item = text.substr(from, end - from);
+    const std::size_t eq = item.find('=');
+    if (eq == std::string::npos) throw UsageError(option + " '" + text + "': expected key=value, got '" + item + "'");
+    items.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+    from = end + 1;
+  }
+  return items;
+}
+
+// --plant, --plant-uncore-exponent, --counters and --meter: the truth and
+// what the controllers may read of it (simulator.hpp, PlantOptions / SensorOptions).
+void read_plant(const Args& a, SimulateOptions& o) {
+  if (const auto l = a.value("min-energy-loop")) {
+    if (*l == "open") o.closed_loop = false;
+    else if (*l != "closed") throw UsageError("--min-energy-loop " + *l + ": expected closed or open");
+    o.extra_args += " --min-energy-loop " + *l;
+  }
+  if (const auto p = a.value("plant")) {
+    std::string error;
+    auto plant = load_profile(*p, error);
+    if (!plant) throw UsageError("--plant " + *p + ": " + error);
+    o.plant.profile = std::move(*plant);
+    o.extra_args += " --plant " + *p;
+  }
+  if (const auto g = a.value("plant-uncore-exponent")) {
+    o.plant.uncore_time_exponent = parse_number("--plant-uncore-exponent", *g, 0.1, 5);
+    o.extra_args += " --plant-uncore-exponent " + *g;
+  }
+  if (const auto c = a.value("counters")) {
+    const std::string& t = *c;
+    if (t == "none") {
+      o.sensors.counters = false;
+    } else if (t != "exact") {
+      for (const auto& [key, value] : spec_items("--counters", t, 0)) {
+        if (key == "bias") o.sensors.counter_bias = parse_number("--counters bias", value, 0, 100);
+        else if (key == "noise") o.sensors.counter_noise = parse_number("--counters noise", value, 0, 10);
+        else
+          throw UsageError("--counters " + t + ": unknown key '" + key + "' (accepted: exact, none, bias=F, noise=F)");
+      }
+    }
+    o.extra_args += " --counters " + t;
+  }
+  if (const auto m = a.value("meter")) {
+    const std::string& t = *m;
+    if (t == "none") {
+      o.sensors.meter = false;
+    } else if (t.rfind("rapl", 0) == 0 && (t.size() == 4 || t[4] == ':')) {
+      for (const auto& [key, value] : spec_items("--meter", t, 5)) {
+        if (key == "noise") o.sensors.meter_noise = parse_number("--meter noise", value, 0, 10);
+        else throw UsageError("--meter " + t + ": unknown key '" + key + "' (accepted: rapl, none, rapl:noise=F)");
+      }
+    } else {
+      throw UsageError("--meter " + t + ": expected rapl, none or rapl:noise=F");
+    }
+    o.extra_args += " --meter " + t;
+  }
 }
 
 // What the sweep compares: --workers, --policy and --freqs.
@@ -318,6 +410,7 @@ SimulateOptions setup(const std::vector<std::string>& argv) {
   SimulateOptions o;
   o.quiet = a.flag("quiet");
   read_profile(a, o);
+  read_plant(a, o);
   read_sweep(a, o);
   read_workload(a, o);
   read_machine_options(a, o);
@@ -362,9 +455,11 @@ struct SimInput {
 
 SimInput load_input(const SimulateOptions& o, double f_ref) {
   SimInput in;
+  // Work that does not say is the plant's: its β unless the command line gave b_c.
+  const double beta = o.plant.profile && !o.given_core ? o.plant.profile->beta : o.profile.beta;
   if (o.dag) {
     try {
-      in.program = sim::build_synthetic(*o.dag, f_ref, WorkSensitivity{o.profile.beta, o.uncore_sensitivity});
+      in.program = sim::build_synthetic(*o.dag, f_ref, WorkSensitivity{beta, o.uncore_sensitivity});
     } catch (const std::invalid_argument& e) {
       throw UsageError(std::string("--dag: ") + e.what());
     }
@@ -373,7 +468,7 @@ SimInput load_input(const SimulateOptions& o, double f_ref) {
     std::string error;
     const auto trace = read_trace(o.trace_path, error);
     if (!trace) throw std::runtime_error("--trace " + o.trace_path + ": " + error);
-    in.program = sim::build_trace_program(*trace, WorkSensitivity{o.profile.beta, o.uncore_sensitivity}, in.notes);
+    in.program = sim::build_trace_program(*trace, WorkSensitivity{beta, o.uncore_sensitivity}, in.notes);
     in.program.description = o.trace_path;
     in.workload_input = "--trace " + quoted(o.trace_path);
   }
@@ -427,6 +522,9 @@ sim::SimOptions sim_options(const SimulateOptions& o, const Combination& c, cons
   so.min_energy.max_time_loss = o.max_time_loss;
   so.min_energy.core_sensitivity = o.given_core;
   so.min_energy.uncore_sensitivity = o.given_uncore;
+  so.min_energy.closed_loop = o.closed_loop;
+  so.plant = o.plant;
+  so.sensors = o.sensors;
   return so;
 }
 

@@ -49,6 +49,12 @@ class CoreMeter {
     for (Core& c : cores_) bank(c, now);
     bank_count(now);
   }
+  // The times as they stand at `now` (the open spans included), without banking.
+  std::vector<std::vector<CoreTime>> times_at(std::uint64_t now) const {
+    CoreMeter copy = *this;
+    copy.close(now);
+    return copy.times();
+  }
   // [n]: time exactly n cores were busy.
   const std::vector<std::uint64_t>& busy_count_ns() const noexcept { return busy_count_ns_; }
   std::vector<std::vector<CoreTime>> times() const {

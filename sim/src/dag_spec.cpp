@@ -273,6 +273,33 @@ PhaseSpec parse_phase(std::string_view text, std::size_t index) {
 
 }  // namespace
 
+namespace {
+
+// One ','-separated group: phases joined by '+' (before a kind's name, so
+// that "1e+6" stays a number) run at the same time.
+bool parse_group(std::string_view group, std::size_t& index, DagSpec& spec, std::string& error) {
+  std::size_t from = 0;
+  bool joined = false;
+  for (std::size_t i = 0; i <= group.size(); ++i) {
+    const bool cut = i == group.size() || (group[i] == '+' && i + 1 < group.size() &&
+                                           std::isalpha(static_cast<unsigned char>(group[i + 1])));
+    if (!cut) continue;
+    const std::string_view member = trim(group.substr(from, i - from));
+    if (member.empty()) {
+      error = "phase " + std::to_string(index + 1) + " is empty (phases run together are joined by '+')";
+      return false;
+    }
+    PhaseSpec s = parse_phase(member, index++);
+    s.with_previous = joined;
+    spec.phases.push_back(std::move(s));
+    joined = true;
+    from = i + 1;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::optional<DagSpec> parse_dag_spec(std::string_view text, std::string& error) {
   error.clear();
   DagSpec spec;
@@ -311,7 +338,7 @@ std::optional<DagSpec> parse_dag_spec(std::string_view text, std::string& error)
         ++index;
         continue;
       }
-      spec.phases.push_back(parse_phase(phase, index++));
+      if (!parse_group(phase, index, spec, error)) return std::nullopt;
     }
   } catch (const ParseFailure& f) {
     error = f.message;

@@ -22,17 +22,11 @@ min_energy::ControllerParams params_for(const SimOptions& o, const TempoLadder& 
 
 SimMinEnergy::SimMinEnergy(const SimOptions& o, const TempoLadder& ladder, const UncoreLadder& lever)
     : controller_(params_for(o, ladder, lever)) {
-  const double saturated = controller_.params().saturated_transaction_rate_per_s;
-  if (saturated > 0 && o.profile.cores > 0) transactions_per_ns_ = saturated / o.profile.cores * 1e-9;
-}
-
-std::optional<min_energy::Decision> SimMinEnergy::step(double now_s, double interval_s,
-                                                       const WorkerActivity& activity) {
-  counters::CounterSample sample;
-  sample.elapsed_s = interval_s;
-  sample.chip.mem_accesses = transactions_;
-  transactions_ = 0;
-  return controller_.step({now_s, activity, counts_transactions() ? &sample : nullptr});
+  if (o.min_energy.closed_loop) {
+    const std::string plant = o.plant.profile ? o.plant.profile->name : o.profile.name;
+    learner_.emplace(learner_params(controller_.params(), o.control_interval_s, o.profile.transition_latency_s,
+                                    "simulated meter:" + plant, "modeled:" + o.profile.name));
+  }
 }
 
 }  // namespace rubato::sim::detail

@@ -8,11 +8,8 @@
 //    in a live run), else the profile's β and b_u 0;
 //  - where the profile gives the counter relation b_u = R / R_sat
 //    (memory_transaction_rate_saturated_per_s), the interval's memory
-//    transactions as counters would count them: work of uncore share b_u
-//    makes b_u · R_sat / cores transactions per second of reference work, so
-//    all the profile's cores running such work at the reference setting read
-//    back b_u, and work slowed by its frequencies makes fewer per second, as
-//    on the machine.
+//    transactions as the counter sensor reads them from the plant
+//    (sensors.hpp): present or absent, biased and noisy as the run asks.
 // The simulator carries out a decision as the live runner does: the engine's
 // core ceiling and work sensitivity (for the guard), the uncore's level.
 #pragma once
@@ -21,7 +18,9 @@
 #include <string>
 
 #include "rubato/core/io/report.hpp"
+#include "rubato/core/min_energy/learner.hpp"
 #include "rubato/core/min_energy/min_energy_controller.hpp"
+#include "rubato/core/min_energy/type_stats_delta.hpp"
 #include "rubato/core/tempo/tempo_ladder.hpp"
 #include "rubato/power/frequency/uncore_ladder.hpp"
 #include "rubato/sim/simulator.hpp"
@@ -35,21 +34,28 @@ class SimMinEnergy {
   // Throws std::invalid_argument for a bad time-loss bound or levels.
   SimMinEnergy(const SimOptions& o, const TempoLadder& ladder, const UncoreLadder& lever);
 
-  bool counts_transactions() const noexcept { return transactions_per_ns_ > 0; }
-  // `reference_ns` of work of class `wc` done since the last call.
-  void add_work(double reference_ns, const WorkClass& wc) noexcept {
-    transactions_ += reference_ns * wc.uncore * transactions_per_ns_;
+  bool closed_loop() const noexcept { return learner_.has_value(); }
+  // Open loop: the interval ending at `now_s`, with the counters' reading of
+  // it (nullptr: none): the controller's new decision, or nullopt when the
+  // one in force stands.
+  std::optional<min_energy::Decision> step(double now_s, const WorkerActivity& activity,
+                                           const counters::CounterSample* sample) {
+    return controller_.step({now_s, activity, sample});
   }
-  // The interval of `interval_s` ending at `now_s`: the controller's new
-  // decision, or nullopt when the one in force stands. The tally starts over.
-  std::optional<min_energy::Decision> step(double now_s, double interval_s, const WorkerActivity& activity);
-
+  // Closed loop: the same with the engine's segment durations since the
+  // last step, the uncore level in force and the meter's energy.
+  std::optional<min_energy::LearnerDecision> step(min_energy::LearnerInput input,
+                                                  const std::vector<TaskTypeCell>& durations_now) {
+    input.segments = delta_.since_last(durations_now);
+    return learner_->step(input);
+  }
+  const min_energy::Learner* learner() const noexcept { return learner_ ? &*learner_ : nullptr; }
   const min_energy::ControllerParams& params() const noexcept { return controller_.params(); }
 
  private:
   min_energy::Controller controller_;
-  double transactions_per_ns_ = 0;  // per ns of reference work at b_u = 1: R_sat / cores / 1e9
-  double transactions_ = 0;
+  std::optional<min_energy::Learner> learner_;
+  min_energy::TypeStatsDelta delta_;
 };
 
 }  // namespace rubato::sim::detail

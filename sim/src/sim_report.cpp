@@ -37,6 +37,21 @@ void add_parameters(Report& rep, const SimOptions& o, const std::string& workloa
   }
 }
 
+// The plant the run was graded on and what the controllers could read of it.
+void add_plant(Report& rep, const SimOptions& o) {
+  const PlantOptions& pl = o.plant;
+  const bool own = pl.profile.has_value();
+  rep.parameters["plant"] = own ? pl.profile->name : o.profile.name + " (the profile the controllers believe)";
+  if (pl.uncore_time_exponent != 1.0) rep.parameters["plant_uncore_time_exponent"] = text(pl.uncore_time_exponent);
+  const SensorOptions& se = o.sensors;
+  std::string counters = se.counters ? "exact" : "none";
+  if (se.counters && (se.counter_bias != 1.0 || se.counter_noise > 0))
+    counters = "bias " + text(se.counter_bias) + ", noise " + text(se.counter_noise);
+  rep.parameters["sensor_counters"] = counters;
+  rep.parameters["sensor_meter"] =
+      se.meter ? (se.meter_noise > 0 ? "rapl, noise " + text(se.meter_noise) : std::string("rapl")) : "none";
+}
+
 // The uncore and eco's min-energy part: how the uncore was set, what it did,
 // and the core ceiling. Only where the uncore is modelled (a ladder or a pin)
 // or the min-energy part ran, so that other runs' reports stay as they were.
@@ -60,6 +75,10 @@ void add_uncore(Report& rep, const SimResult& r, const SimOptions& o) {
   }
   if (min_energy) {
     rep.frequency_pairs = r.frequency_pairs;
+    rep.learning_probes = r.learning_probes;
+    rep.learned_types = r.learned_types;
+    for (const auto& [k, v] : r.learning_parameters) rep.parameters[k] = v;
+    rep.parameters["min_energy_loop"] = o.min_energy.closed_loop ? "closed" : "open";
     rep.parameters["min_energy_interval_s"] = text(o.control_interval_s);
     rep.parameters["max_time_loss"] = text(o.min_energy.max_time_loss);
     rep.external["sim.min_energy_steps"] = static_cast<double>(r.min_energy_steps);
@@ -131,14 +150,18 @@ Report make_report(const Simulation& sim, const std::string& workload, const std
   rep.profile = p.name;
   fill_from_engine(rep, sim.engine());
   add_parameters(rep, o, workload);
+  add_plant(rep, o);
   rep.binding = "static";
   rep.workers_requested = static_cast<int>(o.workers);
   rep.wall_s = static_cast<double>(r.makespan_ns) * 1e-9;
   rep.energy.available = true;
   rep.energy.joules = r.energy_j;
-  rep.energy.source = "simulated:" + p.name;
+  // Energy is the plant's: its own profile where one was given.
+  const std::string plant = o.plant.profile ? o.plant.profile->name : p.name;
+  rep.energy.source = "simulated:" + plant;
   add_placement(rep, r, p);
-  rep.notes.push_back("simulated run: wall_s is simulated time, energy is the model of profile '" + p.name + "'");
+  rep.notes.push_back("simulated run: wall_s is simulated time, energy is the model of profile '" + plant + "'" +
+                      (o.plant.profile ? " (the plant; the policies believed profile '" + p.name + "')" : ""));
   add_sim_figures(rep, r, o);
   return rep;
 }

@@ -66,6 +66,12 @@ class SimUncore {
   std::uint64_t transitions() const noexcept { return control_ ? control_->transitions() : 0; }
 
   void close(std::uint64_t now) { bank(now); }
+  // The same at `now`, the open span included, without banking.
+  std::vector<std::pair<double, std::uint64_t>> time_at_hz_until(std::uint64_t now) const {
+    std::vector<std::pair<double, std::uint64_t>> t = time_;
+    if (now > since_) t.emplace_back(hz_, now - since_);
+    return t;
+  }
   // (Hz, ns) for every frequency the uncore had, in the order first seen.
   const std::vector<std::pair<double, std::uint64_t>>& time_at_hz() const noexcept { return time_; }
 

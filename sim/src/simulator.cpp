@@ -2,201 +2,42 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
 #include <optional>
 #include <stdexcept>
 
-#include "core_meter.hpp"
-#include "event_queue.hpp"
-#include "frame_pool.hpp"
-#include "rng.hpp"
-#include "rubato/core/base/clock.hpp"
-#include "rubato/core/counters/counter_sample.hpp"
-#include "rubato/core/efs/efs_controller.hpp"
 #include "rubato/core/efs/efs_model.hpp"
-#include "rubato/core/min_energy/decision_event.hpp"
-#include "rubato/core/model/time_model.hpp"
-#include "rubato/power/energy/power_model.hpp"
+#include "rubato/power/frequency/uncore_ladder.hpp"
 #include "rubato/power/session/slack_setup.hpp"
-#include "sim_min_energy.hpp"
-#include "sim_uncore.hpp"
-#include "work_deque.hpp"
+#include "simulation_impl.hpp"
 
 namespace rubato::sim {
 
 const char* to_string(SpawnModel m) noexcept { return m == SpawnModel::cilk ? "cilk" : "omp"; }
 const char* to_string(ThrottleMode m) noexcept { return m == ThrottleMode::preempt ? "preempt" : "task"; }
 
+using detail::EventKind;
+using detail::SimDomain;
+using detail::to_ns;
+using detail::Worker;
+using detail::WorkerState;
 namespace {
 
-using detail::EventKind;
-
-std::uint64_t to_ns(double s) { return static_cast<std::uint64_t>(std::llround(std::max(0.0, s) * 1e9)); }
-
-// parked: out of work while every deque is empty; throttled: stopped by the efs controller.
-enum class WorkerState : std::uint8_t { working, stealing, parked, throttled };
-
-struct Worker {
-  WorkerId id = 0;
-  DomainId domain = 0;
-  WorkerState state = WorkerState::working;
-  detail::WorkDeque deque;
-  Frame* current = nullptr;       // the frame this worker runs (nullptr: looking for work)
-  std::vector<Frame*> suspended;  // omp: frames tied to this worker waiting at a sync, innermost last
-  bool idle_reported = false;     // `idle` sent for this out-of-work episode
-  // The running segment: `remaining` reference-ns of work progressing at `rate` since `mark`.
-  bool in_segment = false;
-  double remaining = 0;
-  double rate = 1;
-  double speed = 1;  // contention
-  std::uint64_t mark = 0;
-  std::uint32_t gen = 0;  // bumps whenever a scheduled event of this worker becomes stale
-  // Stealing.
-  WorkerId victim = 0;
-  std::uint64_t park_phase = 0;  // parked: attempts end at park_phase + k * steal_cost
-  // efs.
-  bool throttled = false;   // the controller holds it back (it stops per ThrottleMode)
-  bool frozen = false;      // stopped mid-segment: `remaining` resumes when it runs again
-  double ctr_accesses = 0;  // this interval's simulated memory accesses
-  std::uint64_t ctr_busy_ns = 0, ctr_mark = 0;
-  std::uint64_t transactions_mark = 0;  // min-energy: the running work counted up to here
-};
-
-// A clock domain's frequency: requested by the engine, accepted (rate
-// limited), applied after the transition latency.
-struct SimDomain {
-  std::vector<WorkerId> workers;
-  double applied_hz = 0;
-  double accepted_hz = 0;
-  double wanted_hz = 0;
-  std::uint64_t next_accept_ns = 0;
-  bool accept_pending = false;
-  std::deque<double> in_flight;  // accepted, not yet applied (FIFO: constant latency)
-  std::uint64_t applied_transitions = 0;
-};
+double fastest_hz(const std::vector<double>& hz) { return hz.empty() ? 0 : *std::max_element(hz.begin(), hz.end()); }
 
 }  // namespace
 
-struct Simulation::Impl final : TempoActuator {
-  Impl(SimOptions o, const Program& p);
-
-  // TempoActuator: the engine changed a domain's effective level.
-  void domain_level_changed(DomainId d, Level, double hz, std::uint64_t now_ns) noexcept override;
-
-  void run();
-  void dispatch(Worker& w);
-  bool take_local_work(Worker& w);
-  void finish_frame(Worker& w, Frame& f);
-  void start_segment(Worker& w, double ref_ns);
-  void end_segment(Worker& w);
-  void schedule_segment_end(Worker& w);
-  void rerate(Worker& w);
-  double rate_of(const Worker& w, const WorkClass& wc) const noexcept;
-  void look_for_victims(Worker& w);
-  void schedule_sweep(std::uint64_t at);
-  void sweep();
-  void begin_attempt(Worker& w, std::uint64_t ends_at);
-  void resolve_steal(Worker& w);
-  bool may_steal(const Worker& thief, const Frame& f) const noexcept;
-  void park(Worker& w);
-  void wake(Worker& w);
-  void wake_all();
-  void push_local(Worker& w, Frame* f);
-  Frame* make_frame(const Step& s, Frame* parent);
-  void resume(Worker& w, Frame* f);
-  void request_hz(DomainId d, double hz);
-  void accept(DomainId d);
-  void apply(DomainId d);
-  void setup_min_energy();
-  CostModel guard_model(const EngineOptions& eo) const;
-  void bank_transactions(Worker& w);
-  void min_energy_step();
-  void apply_decision(const min_energy::Decision& d);
-  void bank_ceiling();
-  void request_uncore(std::size_t level);
-  void uncore_changed();
-  void finalize_uncore();
-  void update_speeds();
-  void bank_counters(Worker& w);
-  void control_step();
-  void throttle(Worker& w);
-  void unthrottle(Worker& w);
-  void stop(Worker& w);
-  void finalize();
-
-  // Engine events, counted.
-  void ev_push(Worker& w) {
-    ++result.engine_events;
-    engine->push(w.id);
-  }
-  void ev_pop(Worker& w) {
-    ++result.engine_events;
-    engine->pop(w.id);
-  }
-  void ev_idle(Worker& w) {
-    ++result.engine_events;
-    engine->idle(w.id);
-  }
-  void ev_steal(Worker& thief, Worker& victim) {
-    ++result.engine_events;
-    engine->steal(thief.id, victim.id);
-  }
-  void ev_task_begin(Worker& w) {
-    ++result.engine_events;
-    engine->task_begin(w.id);
-  }
-  void ev_task_end(Worker& w, bool completed) {
-    ++result.engine_events;
-    engine->task_end(w.id, completed);
-  }
-
-  SimOptions opt;
-  const Program& program;
-  ManualClock clock;
-  std::unique_ptr<Engine> engine;
-  PowerModel power;
-  detail::CoreMeter meter;
-  std::vector<Worker> workers;
-  std::vector<SimDomain> domains;  // indexed by engine domain id
-  detail::EventQueue events;
-  detail::FramePool pool;
-  detail::Rng rng;
-  double f_ref = 0;
-  std::uint64_t steal_cost_ns = 0, latency_ns = 0, dwell_ns = 0;
-  std::uint64_t now = 0;
-  std::int64_t queued = 0;  // frames in all deques
-  std::vector<WorkerId> parked;
-  bool contention_active = false;
-  std::vector<double> scratch_bus, scratch_speed;
-  std::vector<WorkerId> scratch_running;
-  std::optional<efs::EfsController> efs;
-  std::uint64_t control_ns = 0;
-  // The uncore and the time model's reference setting; min-energy (eco).
-  detail::SimUncore uncore;
-  ReferenceSetting reference;
-  std::optional<detail::SimMinEnergy> min_energy_control;
-  double ceiling_hz = 0;  // min-energy's core ceiling
-  std::uint64_t ceiling_since = 0;
-  double ceiling_hz_ns = 0;            // ∫ ceiling dt
-  std::uint64_t last_progress_ns = 0;  // a control step last saw a worker run or steal
-  // slack / guarded: the session's sweeper thread. It wakes when the earliest
-  // known wait reaches the dwell, and sees a new wait within a dwell, so it
-  // lowers each wait when it reaches the dwell: simulated as a tick at that
-  // instant (sweep_period_ns 1). The guard alone: every 10 ms.
-  std::uint64_t sweep_period_ns = 0;
-  std::uint64_t sweep_due_ns = Engine::kNever;
-  std::uint32_t sweep_gen = 0;
-  bool finished = false, ran = false;
-  SimResult result;
-};
-
 Simulation::Impl::Impl(SimOptions o, const Program& p)
-    : opt(std::move(o)), program(p), power(opt.profile), rng(opt.seed) {
+    : opt(std::move(o)),
+      program(p),
+      plant(opt, fastest_hz(opt.profile.frequencies_hz), UncoreLadder::from_profile(opt.profile).fastest_hz()),
+      counter_sensor(opt.sensors, plant.transactions_per_reference_ns(), opt.seed),
+      meter_sensor(opt.sensors, opt.seed),
+      rng(opt.seed) {
   if (!program.root) throw std::invalid_argument("simulator: the program has no root task");
   if (opt.profile.frequencies_hz.empty())
     throw std::invalid_argument("simulator: profile '" + opt.profile.name + "' lists no frequencies");
   if (!(opt.steal_cost_s > 0)) throw std::invalid_argument("simulator: the steal cost must be positive");
-  f_ref = *std::max_element(opt.profile.frequencies_hz.begin(), opt.profile.frequencies_hz.end());
+  f_ref = fastest_hz(opt.profile.frequencies_hz);
   steal_cost_ns = std::max<std::uint64_t>(1, to_ns(opt.steal_cost_s));
   latency_ns = to_ns(opt.profile.transition_latency_s);
   dwell_ns = to_ns(opt.min_dwell_s);
@@ -207,6 +48,8 @@ Simulation::Impl::Impl(SimOptions o, const Program& p)
   // The simulator models DVFS latency itself (accept, then apply): the engine
   // must not add its own to a raise.
   eo.raise_latency_ns = 0;
+  // The closed loop measures segment durations by task type (its sensor).
+  eo.task_type_stats = eo.policy.min_energy && opt.min_energy.closed_loop;
   if ((eo.policy.guarded || eo.policy.slack) && eo.cost.busy_w.empty()) eo.cost = guard_model(eo);
   eo.worker_domain.clear();
   for (int core : result.worker_core) eo.worker_domain.push_back(domain_of_core(opt.profile, core));
@@ -249,14 +92,11 @@ Simulation::Impl::Impl(SimOptions o, const Program& p)
   setup_min_energy();
 }
 
-// The uncore (pinned, not set or moved by min-energy), the time model's
-// reference setting, and min-energy's controller over the run's levels.
+// The uncore (pinned, not set or moved by min-energy) and min-energy's
+// controller over the run's levels.
 void Simulation::Impl::setup_min_energy() {
   const bool on = opt.engine.policy.min_energy;
   uncore = detail::SimUncore(opt.profile, opt.uncore_hz, on, clock);
-  reference.core_hz = f_ref;
-  reference.uncore_hz = uncore.ladder().fastest_hz();
-  reference.memory_bandwidth_knee_hz = opt.profile.memory_bandwidth_knee_hz.value_or(0);
   if (!on) return;
   if (!(opt.control_interval_s >= 1e-6))
     throw std::invalid_argument("simulator: the control interval must be at least 1us");
@@ -326,13 +166,9 @@ void Simulation::Impl::apply(DomainId d) {
 
 // ---- segments -------------------------------------------------------------------
 
-// T(f, fu) / T(reference) of the one model (time_model.hpp), the core part
-// in the β model's own form so that b_u = 0 gives today's rates bit for bit.
+// The plant's time law at the domain's applied frequency and the uncore's.
 double Simulation::Impl::rate_of(const Worker& w, const WorkClass& wc) const noexcept {
-  const double f = domains[w.domain].applied_hz;
-  double stretch = wc.beta * f_ref / f + (1 - wc.beta);
-  if (wc.uncore != 0) stretch += wc.uncore * (uncore_time_stretch(uncore.hz(), reference) - 1.0);
-  return w.speed / stretch;
+  return w.speed / plant.stretch(wc, domains[w.domain].applied_hz, uncore.hz());
 }
 
 void Simulation::Impl::schedule_segment_end(Worker& w) {
@@ -624,54 +460,6 @@ void Simulation::Impl::wake_all() {
   }
 }
 
-// ---- efs throttling -------------------------------------------------------------
-
-// The simulated counters: a segment at speed s with solo utilisation b keeps
-// s b of the bus busy (Eq. 4), i.e. µ s b accesses per second.
-void Simulation::Impl::bank_counters(Worker& w) {
-  if (!efs) return;
-  if (w.in_segment) {
-    const std::uint64_t dt = now - w.ctr_mark;
-    const double b = w.current->shape->work_class().bus;
-    const double u = contention_active ? w.speed * opt.contention->solo_in_model(b) : 0.0;
-    w.ctr_accesses += opt.profile.memory_accesses_per_s * u * static_cast<double>(dt) * 1e-9;
-    w.ctr_busy_ns += dt;
-  }
-  w.ctr_mark = now;
-}
-
-void Simulation::Impl::control_step() {
-  counters::CounterSample sample;
-  sample.elapsed_s = static_cast<double>(control_ns) * 1e-9;
-  double chip = 0;
-  for (Worker& w : workers) {
-    bank_counters(w);
-    counters::ThreadCounts& t = sample.thread_or_add(w.id);
-    t.busy_s = static_cast<double>(w.ctr_busy_ns) * 1e-9;
-    t.mem_reads = w.ctr_accesses;
-    chip += w.ctr_accesses;
-    w.ctr_accesses = 0;
-    w.ctr_busy_ns = 0;
-  }
-  sample.chip.mem_accesses = chip;
-  sample.chip.mem_writes = 0.0;
-  const efs::ControlStep step = efs->step(sample, static_cast<double>(now) * 1e-9);
-  ++result.control_steps;
-  for (const efs::TargetChange& c : step.changes) {
-    Worker& w = workers[c.id];
-    result.throttle_events.push_back({now, w.id, c.parked, c.reason});
-    if (c.parked) throttle(w);
-    else unthrottle(w);
-  }
-  // A controller that keeps every worker with work stopped would stall the run.
-  for (const Worker& w : workers)
-    if (w.in_segment || w.state == WorkerState::stealing) last_progress_ns = now;
-  if (now - last_progress_ns > 1000 * control_ns + to_ns(efs->wait_bound_s()))
-    throw std::logic_error("simulator: no task progress for " + std::to_string((now - last_progress_ns) / 1000000) +
-                           " ms under efs");
-  events.push(now + control_ns, EventKind::control, 0);
-}
-
 void Simulation::Impl::throttle(Worker& w) {
   if (w.throttled) return;
   w.throttled = true;
@@ -707,87 +495,6 @@ void Simulation::Impl::unthrottle(Worker& w) {
     return start_segment(w, w.remaining);
   }
   dispatch(w);
-}
-
-// ---- min-energy (eco) -----------------------------------------------------------
-
-// Work done since the last call, for the simulated memory-transaction counters.
-// Called before a worker's rate changes, and at each step.
-void Simulation::Impl::bank_transactions(Worker& w) {
-  if (min_energy_control && w.in_segment) {
-    const double reference_ns = static_cast<double>(now - w.transactions_mark) * w.rate;
-    min_energy_control->add_work(reference_ns, w.current->shape->work_class());
-  }
-  w.transactions_mark = now;
-}
-
-// One interval of the live controller's, carried out as the live runner does.
-void Simulation::Impl::min_energy_step() {
-  for (Worker& w : workers) bank_transactions(w);
-  ++result.min_energy_steps;
-  const double now_s = static_cast<double>(now) * 1e-9;
-  const double interval_s = static_cast<double>(control_ns) * 1e-9;
-  if (const auto d = min_energy_control->step(now_s, interval_s, engine->activity())) apply_decision(*d);
-  if (uncore.apply_due(now)) uncore_changed();  // a setting the rate limit held back, now due
-  if (uncore.controlled()) engine->set_uncore_level(static_cast<int>(uncore.ladder().nearest_level(uncore.hz())));
-  events.push(now + control_ns, EventKind::min_energy_step, 0);
-}
-
-// The engine's core ceiling (every domain runs at the slower of its tempo
-// level and the ceiling, through the DVFS model), the work's sensitivities
-// for the guard, the uncore's level; and the record.
-void Simulation::Impl::apply_decision(const min_energy::Decision& d) {
-  result.frequency_pairs.push_back(min_energy::to_report_event(d, "simulated:" + opt.profile.name));
-  if (d.pair.core_hz != ceiling_hz) {
-    bank_ceiling();
-    ceiling_hz = d.pair.core_hz;
-    ++result.core_ceiling_changes;
-  }
-  engine->set_core_ceiling(static_cast<Level>(d.pair.core_level));
-  engine->set_work_sensitivity(d.sensitivity.value);
-  if (uncore.controlled() && d.pair.uncore_hz > 0) request_uncore(uncore.ladder().nearest_level(d.pair.uncore_hz));
-}
-
-void Simulation::Impl::bank_ceiling() {
-  ceiling_hz_ns += ceiling_hz * static_cast<double>(now - ceiling_since);
-  ceiling_since = now;
-}
-
-// Asked of the uncore lever; held by its rate limit, it lands at the first
-// step after it falls due, as the live runner applies it.
-void Simulation::Impl::request_uncore(std::size_t level) {
-  if (uncore.request(level, now)) uncore_changed();
-}
-
-// Work that slows with the uncore runs at the new rate from now.
-void Simulation::Impl::uncore_changed() {
-  result.uncore_changes.emplace_back(now, uncore.hz());
-  for (Worker& w : workers)
-    if (w.in_segment && w.current->shape->work_class().uncore != 0) rerate(w);
-}
-
-// The uncore's energy at the frequency it had over time, and what the report
-// says of it and of the core ceiling.
-void Simulation::Impl::finalize_uncore() {
-  uncore.close(now);
-  result.uncore_modelled = uncore.pinned() || !uncore.ladder().empty();
-  result.uncore_controlled = uncore.controlled();
-  result.uncore_time = uncore.time_at_hz();
-  result.uncore_transitions = uncore.transitions();
-  result.uncore_energy_j = 0;
-  double hz_ns = 0;
-  for (const auto& [hz, ns] : result.uncore_time) {
-    result.uncore_energy_j += power.uncore_w(hz) * static_cast<double>(ns) * 1e-9;
-    hz_ns += uncore.effective_hz(hz) * static_cast<double>(ns);
-  }
-  const auto span = static_cast<double>(result.makespan_ns);
-  result.uncore_mean_hz = span > 0 ? hz_ns / span : uncore.effective_hz(uncore.hz());
-  if (min_energy_control) {
-    bank_ceiling();
-    result.core_ceiling_mean_hz = span > 0 ? ceiling_hz_ns / span : ceiling_hz;
-  }
-  for (const auto& core : result.core_time)
-    for (const CoreTime& t : core) result.busy_core_cycles += t.hz * static_cast<double>(t.busy_ns) * 1e-9;
 }
 
 // ---- the run --------------------------------------------------------------------
@@ -849,16 +556,12 @@ void Simulation::Impl::finalize() {
   }
   meter.close(now);
   result.core_time = meter.times();
-  result.core_energy_j = 0;  // halted cores add nothing (Eq. 13)
-  for (const auto& core : result.core_time)
-    for (const CoreTime& t : core)
-      result.core_energy_j += power.busy_w(t.hz) * static_cast<double>(t.busy_ns) * 1e-9 +
-                              power.idle_w(t.hz) * static_cast<double>(t.idle_ns) * 1e-9;
+  result.core_energy_j = plant.core_energy_j(result.core_time);  // halted cores add nothing (Eq. 13)
   finalize_uncore();
   result.energy_j = result.core_energy_j + result.uncore_energy_j;
   result.busy_count_ns = meter.busy_count_ns();
-  if (!opt.profile.active_cores_power_w.empty()) {
-    const efs::PowerTable table(opt.profile.active_cores_power_w);
+  if (!plant.profile().active_cores_power_w.empty()) {
+    const efs::PowerTable table(plant.profile().active_cores_power_w);
     result.eq13_energy_j = 0;
     for (std::size_t n = 0; n < result.busy_count_ns.size(); ++n) {
       if (!result.busy_count_ns[n]) continue;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <stdexcept>
 
 namespace rubato::sim {
@@ -185,18 +186,22 @@ class SequenceShape final : public Shape {
   struct Phase {
     const Shape* shape;
     std::int64_t a, b;
+    bool with_previous = false;  // spawned with the phase before, one join for both
   };
-  explicit SequenceShape(std::vector<Phase> phases) : Shape(WorkClass{}), phases_(std::move(phases)) {}
+  explicit SequenceShape(const std::vector<Phase>& phases) : Shape(WorkClass{}) {
+    for (std::size_t i = 0; i < phases.size(); ++i) {
+      if (i > 0 && !phases[i].with_previous) steps_.push_back(Step::sync());
+      steps_.push_back(Step::spawn(phases[i].shape, phases[i].a, phases[i].b));
+    }
+    if (!steps_.empty()) steps_.push_back(Step::sync());
+  }
   Step next(Frame& f) const override {
     const std::uint32_t pc = f.pc++;
-    if (pc % 2 == 1) return Step::sync();
-    const std::size_t i = pc / 2;
-    if (i >= phases_.size()) return Step::ret();
-    return Step::spawn(phases_[i].shape, phases_[i].a, phases_[i].b);
+    return pc < steps_.size() ? steps_[pc] : Step::ret();
   }
 
  private:
-  std::vector<Phase> phases_;
+  std::vector<Step> steps_;
 };
 
 }  // namespace
@@ -219,51 +224,78 @@ Program build_synthetic(const DagSpec& spec, double reference_hz, double default
   return build_synthetic(spec, reference_hz, WorkSensitivity{default_beta, 0.0});
 }
 
+namespace {
+
+// Makes the shapes programs are built of: each a task construct of its own
+// (task type = its place, 1, 2, ...), named by the phase it belongs to.
+class ShapeMaker {
+ public:
+  explicit ShapeMaker(Program& prog) : prog_(prog) {}
+  void name_next(const std::string& phase_text) { phase_text_ = phase_text; }
+  const Shape* own(std::unique_ptr<Shape> s) {
+    s->set_task_type(static_cast<TaskType>(prog_.shapes.size() + 1));
+    prog_.task_type_names.resize(prog_.shapes.size() + 2);
+    prog_.task_type_names[prog_.shapes.size() + 1] = phase_text_;
+    prog_.shapes.push_back(std::move(s));
+    return prog_.shapes.back().get();
+  }
+
+ private:
+  Program& prog_;
+  std::string phase_text_;
+};
+
+SequenceShape::Phase make_phase(const PhaseSpec& p, const WorkSensitivity& defaults, double reference_hz,
+                                ShapeMaker& make) {
+  const WorkClass wc = work_class_of(p, defaults);
+  const double work = p.work.ns_at(reference_hz);
+  const double node = p.node.ns_at(reference_hz);
+  auto own = [&make](std::unique_ptr<Shape> s) { return make.own(std::move(s)); };
+  switch (p.kind) {
+    case PhaseKind::fib: return {own(std::make_unique<FibShape>(wc, p.jitter, p.seed, node, work)), p.n, 0};
+    case PhaseKind::loop:
+      if (p.linear && (p.n + p.grain - 1) / p.grain >= (std::int64_t{1} << 32) - 2)
+        throw std::invalid_argument("synthetic DAG: '" + p.text + "': a linear loop may have at most 2^32 - 2 chunks");
+      return {own(std::make_unique<LoopShape>(wc, p.jitter, p.seed, work, p.grain, p.linear)), 0, p.n};
+    case PhaseKind::dc:
+      return {own(std::make_unique<DcShape>(wc, p.jitter, p.seed, work, node, p.post.ns_at(reference_hz), p.fanout)),
+              p.depth, 0};
+    case PhaseKind::split: {
+      const Shape* filter =
+          p.parallel_filter ? own(std::make_unique<LoopShape>(wc, 0.0, p.seed, node, p.grain, false)) : nullptr;
+      return {own(std::make_unique<SplitShape>(wc, p.jitter, p.seed, work, node, p.grain, p.skew, filter)), p.n, 0};
+    }
+    case PhaseKind::chain: {
+      const Shape* link = own(std::make_unique<SerialShape>(wc, p.jitter, p.seed, work));
+      return {own(std::make_unique<ChainShape>(link)), p.n, 0};
+    }
+    case PhaseKind::serial: return {own(std::make_unique<SerialShape>(wc, p.jitter, p.seed, work)), 0, 0};
+    case PhaseKind::mem:  // N tasks of `work` spawned one after another by one task, then joined
+      if (p.n >= (std::int64_t{1} << 32) - 2)
+        throw std::invalid_argument("synthetic DAG: '" + p.text + "': mem may have at most 2^32 - 2 tasks");
+      return {own(std::make_unique<LoopShape>(wc, p.jitter, p.seed, work, 1, true)), 0, p.n};
+  }
+  return {nullptr, 0, 0};
+}
+
+}  // namespace
+
 Program build_synthetic(const DagSpec& spec, double reference_hz, const WorkSensitivity& defaults) {
   if (!(reference_hz > 0)) throw std::invalid_argument("synthetic DAG: reference frequency must be positive");
   Program prog;
   prog.description = spec.text;
   std::vector<SequenceShape::Phase> phases;
-  auto own = [&prog](std::unique_ptr<Shape> s) {
-    prog.shapes.push_back(std::move(s));
-    return prog.shapes.back().get();
-  };
+  ShapeMaker make(prog);
+  std::map<std::string, SequenceShape::Phase> made;  // a phase written the same way again: the same construct
   for (const PhaseSpec& p : spec.phases) {
-    const WorkClass wc = work_class_of(p, defaults);
-    const double work = p.work.ns_at(reference_hz);
-    const double node = p.node.ns_at(reference_hz);
-    SequenceShape::Phase phase{nullptr, 0, 0};
-    switch (p.kind) {
-      case PhaseKind::fib: phase = {own(std::make_unique<FibShape>(wc, p.jitter, p.seed, node, work)), p.n, 0}; break;
-      case PhaseKind::loop:
-        if (p.linear && (p.n + p.grain - 1) / p.grain >= (std::int64_t{1} << 32) - 2)
-          throw std::invalid_argument("synthetic DAG: '" + p.text +
-                                      "': a linear loop may have at most 2^32 - 2 chunks");
-        phase = {own(std::make_unique<LoopShape>(wc, p.jitter, p.seed, work, p.grain, p.linear)), 0, p.n};
-        break;
-      case PhaseKind::dc:
-        phase = {own(std::make_unique<DcShape>(wc, p.jitter, p.seed, work, node, p.post.ns_at(reference_hz), p.fanout)),
-                 p.depth, 0};
-        break;
-      case PhaseKind::split: {
-        const Shape* filter =
-            p.parallel_filter ? own(std::make_unique<LoopShape>(wc, 0.0, p.seed, node, p.grain, false)) : nullptr;
-        phase = {own(std::make_unique<SplitShape>(wc, p.jitter, p.seed, work, node, p.grain, p.skew, filter)), p.n, 0};
-        break;
-      }
-      case PhaseKind::chain: {
-        const Shape* link = own(std::make_unique<SerialShape>(wc, p.jitter, p.seed, work));
-        phase = {own(std::make_unique<ChainShape>(link)), p.n, 0};
-        break;
-      }
-      case PhaseKind::serial: phase = {own(std::make_unique<SerialShape>(wc, p.jitter, p.seed, work)), 0, 0}; break;
-      case PhaseKind::mem:  // N tasks of `work` spawned one after another by one task, then joined
-        if (p.n >= (std::int64_t{1} << 32) - 2)
-          throw std::invalid_argument("synthetic DAG: '" + p.text + "': mem may have at most 2^32 - 2 tasks");
-        phase = {own(std::make_unique<LoopShape>(wc, p.jitter, p.seed, work, 1, true)), 0, p.n};
-        break;
+    make.name_next(p.text);
+    auto it = made.find(p.text);
+    if (it == made.end()) it = made.emplace(p.text, make_phase(p, defaults, reference_hz, make)).first;
+    SequenceShape::Phase phase = it->second;
+    for (int r = 0; r < p.rep; ++r) {
+      phase.with_previous = p.with_previous && r == 0;
+      phases.push_back(phase);
     }
-    for (int r = 0; r < p.rep; ++r) phases.push_back(phase);
   }
   if (phases.size() == 1) {  // one phase is its own root: no extra task around it
     prog.root = phases.front().shape;
@@ -271,7 +303,8 @@ Program build_synthetic(const DagSpec& spec, double reference_hz, const WorkSens
     prog.root_b = phases.front().b;
     return prog;
   }
-  prog.root = own(std::make_unique<SequenceShape>(std::move(phases)));
+  make.name_next("");
+  prog.root = make.own(std::make_unique<SequenceShape>(phases));
   return prog;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <stdexcept>
 
 namespace rubato::sim {
@@ -16,8 +17,12 @@ struct Op {
 // All scripts in one array; frame.a is the script index, frame.pc the op.
 class TraceShape final : public Shape {
  public:
-  TraceShape(WorkClass wc, std::vector<Op> ops, std::vector<std::uint32_t> start)
-      : Shape(wc), ops_(std::move(ops)), start_(std::move(start)) {}
+  TraceShape(WorkClass wc, std::vector<Op> ops, std::vector<std::uint32_t> start, std::vector<TaskType> types)
+      : Shape(wc), ops_(std::move(ops)), start_(std::move(start)), types_(std::move(types)) {}
+  TaskType task_type(const Frame& f) const noexcept override {
+    const auto i = static_cast<std::size_t>(f.a);
+    return i < types_.size() ? types_[i] : kUntypedTask;
+  }
   Step next(Frame& f) const override {
     const Op& op = ops_[start_[static_cast<std::size_t>(f.a)] + f.pc++];
     switch (op.kind) {
@@ -32,7 +37,31 @@ class TraceShape final : public Shape {
  private:
   std::vector<Op> ops_;
   std::vector<std::uint32_t> start_;
+  std::vector<TaskType> types_;  // per script: its task's code address as a type
 };
+
+// Each distinct code address (the recording's task construct) one type, in
+// order of first appearance; beyond kMaxTaskTypes − 1 addresses, untyped.
+std::vector<TaskType> script_types(const Trace& trace, std::vector<std::string>& names) {
+  std::vector<std::uint64_t> seen;
+  std::vector<TaskType> types;
+  for (const TraceTask& t : trace.tasks) {
+    if (t.code == 0) {
+      types.push_back(kUntypedTask);
+      continue;
+    }
+    auto it = std::find(seen.begin(), seen.end(), t.code);
+    if (it == seen.end() && seen.size() + 1 < kMaxTaskTypes) it = seen.insert(seen.end(), t.code);
+    types.push_back(it == seen.end() ? kUntypedTask : static_cast<TaskType>(it - seen.begin() + 1));
+  }
+  names.assign(seen.size() + 1, "");
+  for (std::size_t i = 0; i < seen.size(); ++i) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "code 0x%llx", static_cast<unsigned long long>(seen[i]));
+    names[i + 1] = buf;
+  }
+  return types;
+}
 
 class ScriptBuilder {
  public:
@@ -243,7 +272,8 @@ Program build_trace_program(const Trace& trace, const WorkSensitivity& sensitivi
   Program prog;
   prog.description = "trace";
   const WorkClass work_class{beta, 0.0, sensitivity.uncore};
-  prog.shapes.push_back(std::make_unique<TraceShape>(work_class, std::move(b.ops_), std::move(b.start_)));
+  prog.shapes.push_back(std::make_unique<TraceShape>(work_class, std::move(b.ops_), std::move(b.start_),
+                                                     script_types(trace, prog.task_type_names)));
   prog.root = prog.shapes.back().get();
   prog.root_a = static_cast<std::int64_t>(trace.tasks.size());
   return prog;

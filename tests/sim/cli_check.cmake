@@ -62,7 +62,14 @@ elseif(CASE STREQUAL "UncoreSameSeedSameBytes")
              "\"frequency_pairs\"" "\"uncore_sensitivity_source\": \"counters\"")
   same_bytes_twice(expect --profile haswell-e5-2650v3 --workers 20 --dag "loop:2000:grain=1:iter=1ms:rep=2"
                    --core-sensitivity 0.07 --uncore-sensitivity 0.73 --freqs 2.3GHz,1.9GHz,1.5GHz,1.2GHz
-                   --policy eco --seed 2 --quiet)
+                   --policy eco --seed 2 --min-energy-loop open --quiet)
+  # The closed loop (the default) on a plant whose power law and uncore shape
+  # the profile does not describe, without counters: reproducible too, and the
+  # report names the plant, the sensors and what it learnt.
+  set(expect "\"source\": \"simulated:i5-2500\"" "\"learning_probes\"" "\"learned_types\""
+             "\"plant\": \"i5-2500\"" "\"sensor_counters\": \"none\"" "\"min_energy_loop\": \"closed\"")
+  same_bytes_twice(expect --profile haswell-e5-2650v3 --plant i5-2500 --plant-uncore-exponent 1.5 --counters none
+                   --workers 4 --dag "loop:2000:grain=1:iter=1ms:beta=0.3:uncore=0.5" --policy eco --seed 2 --quiet)
   execute_process(COMMAND ${RUBATO} simulate --profile haswell-e5-2650v3 --workers 2 --dag fib:10 --policy eco
                           --uncore-sensitivity 0.5 RESULT_VARIABLE rc ERROR_VARIABLE err)
   string(FIND "${err}" "--uncore-sensitivity" at)

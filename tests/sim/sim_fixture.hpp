@@ -4,6 +4,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "rubato/sim/dag_spec.hpp"
 #include "rubato/sim/simulator.hpp"
@@ -23,6 +24,14 @@ inline MachineProfile two_level_profile(int cores = 4) {
   p.beta = 1.0;
   p.transition_latency_s = 0;
   return p;
+}
+
+// A profile of power/profiles, as shipped.
+inline MachineProfile shipped_profile(const std::string& name) {
+  std::string error;
+  auto p = load_profile(name, std::vector<std::string>{RUBATO_TEST_PROFILES_DIR}, error);
+  if (!p) throw std::runtime_error(error);
+  return *p;
 }
 
 inline PolicySpec policy(const std::string& text) {

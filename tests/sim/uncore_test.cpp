@@ -18,12 +18,7 @@ using namespace rubato::sim::test;
 
 namespace {
 
-MachineProfile haswell() {
-  std::string error;
-  auto p = load_profile("haswell-e5-2650v3", std::vector<std::string>{RUBATO_TEST_PROFILES_DIR}, error);
-  if (!p) throw std::runtime_error(error);
-  return *p;
-}
+MachineProfile haswell() { return shipped_profile("haswell-e5-2650v3"); }
 
 // Every other core level of the profile, and the slowest (a ladder holds at most 8).
 const std::vector<double> kLadder = {2.3e9, 2.1e9, 1.9e9, 1.7e9, 1.5e9, 1.3e9, 1.2e9};
@@ -36,7 +31,8 @@ Program sensitive_program(const std::string& spec, const WorkSensitivity& s) {
 }
 
 // `core_share`: the b_c the simulated user gives min-energy (RUBATO_CORE_SENSITIVITY);
-// b_u it reads from the simulated memory-transaction counters.
+// b_u it reads from the simulated memory-transaction counters. The open loop:
+// these tests are of the model's choice (tests/sim/closed_loop_test.cpp: the loop's).
 SimOptions haswell_options(std::size_t workers, const std::string& policy_text, double core_share = -1) {
   SimOptions o;
   o.profile = haswell();
@@ -44,6 +40,7 @@ SimOptions haswell_options(std::size_t workers, const std::string& policy_text, 
   o.engine.policy = policy(policy_text);
   o.engine.ladder = TempoLadder(kLadder);
   if (core_share >= 0) o.min_energy.core_sensitivity = core_share;
+  o.min_energy.closed_loop = false;
   return o;
 }
 

@@ -215,13 +215,16 @@ constexpr Field<StructOf<Member>> nested(const char* name) {
           nullptr};
 }
 
-// A JSON array of objects for a std::vector member, each element's `Fields`.
-template <auto Member, const auto& Fields>
+// A JSON array of objects for a std::vector member, each element's `Fields`;
+// with `omit_empty`, an empty vector is not written (fields added later, so
+// that reports without them stay as they were).
+template <auto Member, const auto& Fields, bool omit_empty = false>
 constexpr Field<StructOf<Member>> list(const char* name) {
   using S = StructOf<Member>;
   return {name,
           kOptional,
           [](json& object, const Field<S>& f, const S& s) {
+            if (omit_empty && (s.*Member).empty()) return;
             json items = json::array();
             for (const auto& element : s.*Member) {
               json item = json::object();
@@ -330,6 +333,32 @@ constexpr Field<FrequencyPairEvent> kFrequencyPairFields[] = {
     value<&FrequencyPairEvent::reason>("reason"),
 };
 
+constexpr Field<LearningProbe> kLearningProbeFields[] = {
+    value<&LearningProbe::t_s>("t_s"),
+    value<&LearningProbe::phase>("phase"),
+    value<&LearningProbe::lever>("lever"),
+    value<&LearningProbe::level>("level"),
+    value<&LearningProbe::type>("type"),
+    value<&LearningProbe::time_factor>("time_factor"),
+    value<&LearningProbe::time_factor_se>("time_factor_se"),
+    value<&LearningProbe::energy_ratio>("energy_ratio"),
+    value<&LearningProbe::energy_source>("energy_source"),
+    value<&LearningProbe::segments>("segments"),
+    value<&LearningProbe::kept>("kept"),
+    value<&LearningProbe::why>("why"),
+};
+
+constexpr Field<LearnedType> kLearnedTypeFields[] = {
+    value<&LearnedType::type>("type"),
+    value<&LearnedType::name>("name", kOmitEmpty),
+    value<&LearnedType::segments>("segments"),
+    value<&LearnedType::reference_ns>("reference_ns"),
+    value<&LearnedType::core_sensitivity>("core_sensitivity"),
+    value<&LearnedType::uncore_sensitivity>("uncore_sensitivity"),
+    value<&LearnedType::core_level>("core_level"),
+    value<&LearnedType::source>("source"),
+};
+
 // "tool": {"name": "rubato", "version": ...}; the name is written, not read.
 constexpr Field<Report> kToolFields[] = {
     {"name", kOptional, [](json& object, const Field<Report>& f, const Report&) { object[f.name] = "rubato"; },
@@ -375,6 +404,8 @@ constexpr Field<Report> kReportFields[] = {
     list<&Report::throttle_events, kThrottleFields>("throttle_events"),
     list<&Report::migrations, kMigrationFields>("migrations"),
     list<&Report::frequency_pairs, kFrequencyPairFields>("frequency_pairs"),
+    list<&Report::learning_probes, kLearningProbeFields, true>("learning_probes"),
+    list<&Report::learned_types, kLearnedTypeFields, true>("learned_types"),
     value<&Report::dropped_events>("dropped_events"),
     value<&Report::tool_errors>("tool_errors"),
     value<&Report::notes>("notes"),

@@ -23,4 +23,28 @@ FrequencyPairEvent to_report_event(const Decision& d, const std::string& model) 
   return e;
 }
 
+FrequencyPairEvent to_report_event(const LearnerDecision& d, const FrequencyModel& levels, const std::string& model) {
+  FrequencyPairEvent e;
+  e.t_s = d.t_s;
+  e.core_sensitivity = d.sensitivity.core;
+  e.uncore_sensitivity = d.sensitivity.uncore;
+  e.core_sensitivity_source = "durations";
+  e.uncore_sensitivity_source = "durations";
+  e.working = d.working;
+  e.waiting = d.waiting;
+  e.core_level = static_cast<int>(d.core_ceiling);
+  e.core_hz = levels.core_hz(static_cast<std::size_t>(d.core_ceiling));
+  e.uncore_level = static_cast<int>(d.uncore_level);
+  e.uncore_hz = levels.uncore_hz(d.uncore_level);
+  e.model = model;
+  e.reason = d.stage + ": " + d.reason;
+  if (!d.type_ceiling.empty()) {
+    e.reason += " (ceilings per type:";
+    for (std::size_t t = 0; t < d.type_ceiling.size(); ++t)
+      if (t > 0) e.reason += " " + std::to_string(t) + "=" + std::to_string(d.type_ceiling[t]);
+    e.reason += ")";
+  }
+  return e;
+}
+
 }  // namespace rubato::min_energy

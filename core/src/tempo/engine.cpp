@@ -91,6 +91,11 @@ Engine::Engine(EngineOptions options, const Clock& clock, TempoActuator& actuato
     domains_[domain_of_[w]]->workers.push_back(static_cast<WorkerId>(w));
     slots_[w].domain = domains_[domain_of_[w]].get();
   }
+  if (options_.task_type_stats) {
+    type_tables_.reset(new TaskTypeTable[max_workers_]);
+    type_ceiling_.reset(new std::atomic<Level>[kMaxTaskTypes]);
+    for (TaskType t = 0; t < kMaxTaskTypes; ++t) type_ceiling_[t].store(0, std::memory_order_relaxed);
+  }
 }
 
 Engine::~Engine() = default;
@@ -266,6 +271,19 @@ void Engine::measure_run(WorkerId w, Slot& s) noexcept {
     s.chained_read_every = std::max<std::uint32_t>(s.chained_read_every / 2, 1);
   s.chained_ends_left = s.chained_read_every;
   if (free >= s.next_sample_ns) sample_depth(s, free);
+}
+
+// A segment's duration for its type at the level it ran at; one that spans a
+// level change ran at two and tells neither, and is left out.
+void Engine::record_type(Slot& s, std::uint64_t start, std::uint64_t changed, std::uint64_t now,
+                         std::uint64_t end) noexcept {
+  const Domain& dom = *s.domain;
+  Level lv = dom.level.load(std::memory_order_relaxed);
+  if (changed > start) {
+    if (changed < now) return;
+    lv = dom.level_before.load(std::memory_order_relaxed);
+  }
+  type_tables_[id_of(s)].record(s.task_type.load(std::memory_order_relaxed), lv, end - start);
 }
 
 bool Engine::emulate_segment(WorkerId w, std::uint64_t duration_ns, Level lv) noexcept {
@@ -548,6 +566,70 @@ void Engine::set_core_ceiling(Level ceiling) noexcept {
         publish_domain(static_cast<DomainId>(d));
         break;
       }
+}
+
+// The owner, at a segment start: its type's ceiling, published where it moved.
+void Engine::apply_type_ceiling(Slot& s, TaskType type) noexcept {
+  if (!type_ceiling_) return;
+  const Level c = type_ceiling_[type].load(std::memory_order_relaxed);
+  if (s.ceiling.exchange(c, std::memory_order_relaxed) != c) publish_domain(domain_of_[id_of(s)]);
+}
+
+void Engine::set_type_ceilings(const std::vector<Level>& per_type, Level other) noexcept {
+  if (!type_ceiling_) return set_core_ceiling(other);
+  auto clamp = [&](Level l) { return std::clamp(l, ladder_.fastest(), ladder_.slowest()); };
+  for (TaskType t = 0; t < kMaxTaskTypes; ++t)
+    type_ceiling_[t].store(clamp(t < per_type.size() ? per_type[t] : other), std::memory_order_relaxed);
+  // Each seen worker now at its running type's (a racy read of the owner's
+  // type: at worst the owner corrects it at its next segment start).
+  for (std::size_t w = 0; w < max_workers_; ++w) {
+    Slot& s = slots_[w];
+    s.type_ceilings.store(true, std::memory_order_relaxed);
+    if (!s.seen.load(std::memory_order_relaxed)) continue;
+    const Level c = type_ceiling_[s.task_type.load(std::memory_order_relaxed)].load(std::memory_order_relaxed);
+    if (s.ceiling.exchange(c, std::memory_order_relaxed) != c) publish_domain(domain_of_[w]);
+  }
+}
+
+void Engine::clear_type_ceilings(Level ceiling) noexcept {
+  for (std::size_t w = 0; w < max_workers_; ++w) slots_[w].type_ceilings.store(false, std::memory_order_relaxed);
+  // The slots hold their types' ceilings: all written anew, every domain published.
+  const Level c = std::clamp(ceiling, ladder_.fastest(), ladder_.slowest());
+  for (std::size_t w = 0; w < max_workers_; ++w) slots_[w].ceiling.store(c, std::memory_order_relaxed);
+  for (std::size_t d = 0; d < domains_.size(); ++d)
+    for (WorkerId m : domains_[d]->workers)
+      if (slot(m).seen.load(std::memory_order_relaxed)) {
+        publish_domain(static_cast<DomainId>(d));
+        break;
+      }
+}
+
+std::vector<TaskTypeCell> Engine::task_type_stats() const {
+  std::vector<TaskTypeCell> cells;
+  if (!type_tables_) return cells;
+  const std::size_t end = std::min<std::size_t>(max_workers_, seen_end_.load(std::memory_order_acquire));
+  for (std::size_t i = 0; i < end; ++i) type_tables_[i].append_to(cells);
+  std::sort(cells.begin(), cells.end(), [](const TaskTypeCell& a, const TaskTypeCell& b) {
+    return a.type != b.type ? a.type < b.type : a.level < b.level;
+  });
+  std::vector<TaskTypeCell> merged;
+  for (const TaskTypeCell& c : cells) {
+    if (!merged.empty() && merged.back().type == c.type && merged.back().level == c.level) {
+      merged.back().segments += c.segments;
+      merged.back().ns += c.ns;
+      merged.back().sq_us += c.sq_us;
+    } else {
+      merged.push_back(c);
+    }
+  }
+  return merged;
+}
+
+std::uint64_t Engine::task_type_overflows() const noexcept {
+  std::uint64_t n = 0;
+  if (type_tables_)
+    for (std::size_t i = 0; i < max_workers_; ++i) n += type_tables_[i].overflowed();
+  return n;
 }
 
 Level Engine::core_ceiling(WorkerId w) const noexcept {

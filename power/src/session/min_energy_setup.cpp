@@ -37,4 +37,18 @@ min_energy::ControllerParams min_energy_params(const Settings& settings, const M
   return p;
 }
 
+min_energy::LearnerParams learner_params(const min_energy::ControllerParams& params, double interval_s,
+                                         double transition_latency_s, const std::string& measured_label,
+                                         const std::string& model_label) {
+  min_energy::LearnerParams p(params.model);
+  p.max_time_loss = params.max_time_loss;
+  p.fallbacks = params.fallbacks;
+  p.saturated_transaction_rate_per_s = params.saturated_transaction_rate_per_s;
+  p.interval_s = interval_s;
+  p.transition_latency_s = transition_latency_s;
+  p.measured_energy_label = measured_label;
+  p.modelled_energy_label = model_label;
+  return p;
+}
+
 }  // namespace rubato

@@ -1,6 +1,8 @@
 // The synthetic DAG spec language of `rubato simulate --dag`:
 //
-//   spec   := phase (',' phase)*          phases run one after another (a join between them)
+//   spec   := group (',' group)*          groups run one after another (a join between them)
+//   group  := phase ('+' phase)*          phases joined by '+' run at the same time: spawned
+//                                         together, one join (their tasks co-run on the workers)
 //   phase  := kind (':' item)*
 //   item   := key '=' value | value       a bare value is the kind's main argument
 //
@@ -23,6 +25,8 @@
 //   [0, 1], [EFS] b_i; default 0 except mem; contention between tasks that use the
 //   bus follows the EFS model, efs_contention.hpp),
 //   seed= (the DAG's own randomness), rep= (run the phase K times)
+// A phase written the same way twice is the same task construct (one task type for the
+// engine's durations, as a program's code is), e.g. "loop:1000:beta=0.9,loop:1000:uncore=0.7,loop:1000:beta=0.9".
 //
 // Amounts of work are times at the profile's fastest frequency ("10us", "50ns",
 // "1.5ms") or compute cycles ("3000cyc", "2kcyc", "1.5Mcyc"); counts accept
@@ -68,6 +72,7 @@ struct PhaseSpec {
   double bus = 0;
   std::uint64_t seed = 0;
   int rep = 1;
+  bool with_previous = false;  // joined to the phase before by '+': they run at the same time
 };
 
 struct DagSpec {

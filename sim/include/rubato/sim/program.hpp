@@ -12,6 +12,7 @@
 
 #include "rubato/core/base/types.hpp"
 #include "rubato/core/model/work_sensitivity.hpp"
+#include "rubato/core/tempo/task_type_stats.hpp"
 
 namespace rubato::sim {
 
@@ -82,14 +83,20 @@ class Shape {
   // The frame's next step; advances f.pc. Called only by the worker running f.
   virtual Step next(Frame& f) const = 0;
   const WorkClass& work_class() const noexcept { return work_class_; }
+  // The task type the engine measures f's segments under (a live run's task
+  // construct): the shape's own by default; a trace's tasks say theirs.
+  virtual TaskType task_type(const Frame&) const noexcept { return task_type_; }
+  void set_task_type(TaskType t) noexcept { task_type_ = t < kMaxTaskTypes ? t : kUntypedTask; }
 
  private:
   WorkClass work_class_;
+  TaskType task_type_ = kUntypedTask;
 };
 
 // A whole program: the shapes it uses and its root task.
 struct Program {
-  std::string description;  // the DAG spec or the trace path, for reports
+  std::string description;                   // the DAG spec or the trace path, for reports
+  std::vector<std::string> task_type_names;  // by task type: what the report calls it ("" where unnamed)
   std::vector<std::unique_ptr<Shape>> shapes;
   const Shape* root = nullptr;
   std::int64_t root_a = 0, root_b = 0;

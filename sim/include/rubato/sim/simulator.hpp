@@ -52,6 +52,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -77,8 +78,45 @@ enum class ThrottleMode {
   task,     // at its next task scheduling point (the OpenMP front-end's parking)
 };
 
+// The truth the simulated machine obeys (sim/src/plant.hpp). The policies
+// and controllers never read it: they get SimOptions::profile (their beliefs)
+// and the sensors below, as a live run gets a profile and its machine's
+// meters. Evaluating a controller on a plant whose law differs from its
+// profile is what tells whether it works where its model is wrong.
+struct PlantOptions {
+  // The plant's own machine: power at each core and uncore frequency, the
+  // memory-bandwidth knee, the memory-transaction rate of wholly uncore-bound
+  // work, [EFS]'s µ and P0..Pn. nullopt: the profile the controllers believe
+  // (the plant then obeys their model, as before the plant existed). Its
+  // core frequencies are not used: the ladder is the beliefs' (frequencies
+  // are a fact both share); its powers are read at those frequencies.
+  std::optional<MachineProfile> profile;
+  // The shape of the uncore term: the plant stretches uncore-sensitive work
+  // by g(fu)^γ instead of the model's g(fu) (γ = 1: the model's form).
+  double uncore_time_exponent = 1.0;
+};
+
+// What the controllers may read of the plant besides the scheduler's events
+// (sim/src/sensors.hpp).
+struct SensorOptions {
+  // Memory-transaction counters (min-energy's b_u = R / R_sat): counted from
+  // the plant's truth where it has a counter relation; absent where `counters`
+  // is false (a VM, a container, perf_event_paranoid), multiplied by `bias`,
+  // and each interval's count by max(0, 1 + noise · N(0, 1)).
+  bool counters = true;
+  double counter_bias = 1.0;
+  double counter_noise = 0.0;
+  // An energy meter over the plant (RAPL's package + uncore energy): each
+  // interval's energy read with relative noise `meter_noise` (N(0, 1)
+  // scaled); absent where `meter` is false.
+  bool meter = true;
+  double meter_noise = 0.0;
+};
+
 struct SimOptions {
-  MachineProfile profile;
+  MachineProfile profile;  // what the policies and controllers believe (a live run's RUBATO_PROFILE)
+  PlantOptions plant;
+  SensorOptions sensors;
   std::size_t workers = 1;
   // Policy, tempo ladder, thresholds, profiling window and sampling interval.
   // The simulator sets max_workers and worker_domain itself.
@@ -103,10 +141,15 @@ struct SimOptions {
   // RUBATO_UNCORE_SENSITIVITY live; unset: the profile's β, b_u 0), after
   // simulated counters where the profile has the counter relation; the cost
   // guard's model takes them too.
+  // closed_loop (the default, RUBATO_MIN_ENERGY_LOOP=closed live): the levels
+  // are learnt from the segment durations the engine measures and the meter
+  // (rubato/core/min_energy/learner.hpp), the shares above and the counters
+  // only seed the search; false: the open-loop choice from the shares.
   struct MinEnergy {
     double max_time_loss = kDefaultMaxTimeLoss;
     std::optional<double> core_sensitivity;
     std::optional<double> uncore_sensitivity;
+    bool closed_loop = true;
   } min_energy;
 };
 
@@ -162,6 +205,11 @@ struct SimResult {
   std::uint64_t core_ceiling_changes = 0;
   double core_ceiling_mean_hz = 0;
   double busy_core_cycles = 0;  // Σ over cores of frequency × busy time
+  // min-energy's closed loop: its probes, what it learnt of each task type,
+  // its report parameters (rubato/core/min_energy/learner.hpp).
+  std::vector<LearningProbe> learning_probes;
+  std::vector<LearnedType> learned_types;
+  std::map<std::string, std::string> learning_parameters;
 };
 
 class Simulation {

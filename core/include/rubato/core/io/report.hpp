@@ -105,6 +105,35 @@ struct FrequencyPairEvent {
   std::string reason;
 };
 
+// min-energy's closed loop (rubato/core/min_energy/learner.hpp): one setting
+// it measured, and whether it kept it.
+struct LearningProbe {
+  double t_s = 0;           // when the verdict came
+  std::uint64_t phase = 0;  // the learner's phase (a set of task types)
+  std::string lever;        // "uncore" (for the mix) | "core" (for `type`, or the mix where type is 0)
+  int level = 0;            // on that lever's ladder
+  std::uint32_t type = 0;
+  double time_factor = 1;  // measured: segment time against the fastest pair's
+  double time_factor_se = 0;
+  double energy_ratio = 1;    // energy per reference work against the fastest pair's
+  std::string energy_source;  // "measured:<meter>" | "modeled:<profile>"
+  std::uint64_t segments = 0;
+  bool kept = false;
+  std::string why;
+};
+
+// What the closed loop learnt of one task type.
+struct LearnedType {
+  std::uint32_t type = 0;
+  std::string name;              // the front-end's name for it (its code), "" where none
+  std::uint64_t segments = 0;    // measured in all
+  double reference_ns = 0;       // mean segment at the fastest pair; 0: never measured there
+  double core_sensitivity = -1;  // implied by its measured time factors (the model's b_c, b_u); -1: not learnt
+  double uncore_sensitivity = -1;
+  int core_level = 0;  // the ceiling it ended with
+  std::string source;  // what it was learnt from
+};
+
 struct Report {
   int schema_version = kReportSchemaVersion;
   std::string tool_version;
@@ -144,6 +173,8 @@ struct Report {
   std::vector<ThrottleEvent> throttle_events;
   std::vector<MigrationEvent> migrations;
   std::vector<FrequencyPairEvent> frequency_pairs;  // min-energy's decisions; an added field, absent from older reports
+  std::vector<LearningProbe> learning_probes;       // min-energy's closed loop; added fields, absent from older reports
+  std::vector<LearnedType> learned_types;
   std::uint64_t dropped_events = 0;
   std::uint64_t tool_errors = 0;
   std::vector<std::string> notes;  // degradations, warnings the run produced

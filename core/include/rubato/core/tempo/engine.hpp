@@ -26,6 +26,7 @@
 #include "rubato/core/tempo/cost_guard.hpp"
 #include "rubato/core/tempo/immediacy_list.hpp"
 #include "rubato/core/tempo/slack_cost.hpp"
+#include "rubato/core/tempo/task_type_stats.hpp"
 #include "rubato/core/config/policy.hpp"
 #include "rubato/core/tempo/tempo_actuator.hpp"
 #include "rubato/core/tempo/tempo_ladder.hpp"
@@ -59,6 +60,9 @@ struct EngineOptions {
   // guarded (the cost guard): busy power per ladder level, uncore and β;
   // slack's cost test too where it has the idle power per level (slack_cost.hpp).
   CostModel cost;
+  // Measure every segment's duration by task type and level (task_type_stats.hpp),
+  // for min-energy's closed loop: a clock read at every segment end then.
+  bool task_type_stats = false;
 };
 
 // What one worker did, for reports. Plain values: a snapshot.
@@ -188,6 +192,25 @@ class Engine {
   // Working and waiting workers now: each seen worker's wait word, read relaxed.
   WorkerActivity activity() const noexcept;
 
+  // ---- task types (task_type_stats.hpp) ------------------------------------
+  // The type of the segment worker w starts next; called by w itself before
+  // task_begin / segment_begin (types >= kMaxTaskTypes count as untyped).
+  // Where per-type ceilings are in force, a type whose ceiling differs from
+  // the worker's moves it there (a tempo change). Without
+  // EngineOptions::task_type_stats it only stores the type.
+  void set_task_type(WorkerId w, TaskType type) noexcept;
+  bool records_task_types() const noexcept { return type_tables_ != nullptr; }
+  // Every seen worker's cells summed per (type, level), sorted; and the
+  // records no cell could take (more than TaskTypeTable::kCells pairs on a worker).
+  std::vector<TaskTypeCell> task_type_stats() const;
+  std::uint64_t task_type_overflows() const noexcept;
+  // Controller thread: a ceiling per task type (`per_type[t]`; types beyond
+  // it get `other`), each worker taking its running type's at its next
+  // segment start and now; clear_type_ceilings() returns to one ceiling for
+  // all (set_core_ceiling).
+  void set_type_ceilings(const std::vector<Level>& per_type, Level other) noexcept;
+  void clear_type_ceilings(Level ceiling) noexcept;
+
   // The same per-task events on a worker's slot, for a front-end that keeps
   // the slot of the worker its thread reports as (slot_of: nullptr for an
   // invalid index): no bounds check and index arithmetic per event.
@@ -195,6 +218,7 @@ class Engine {
   Slot* slot_of(WorkerId w) const noexcept;
   void push(WorkerId w, Slot& s) noexcept;
   void pop(WorkerId w, Slot& s) noexcept;
+  void set_task_type(Slot& s, TaskType type) noexcept;
   void segment_begin(Slot& s) noexcept;
   void segment_end(WorkerId w, Slot& s, bool completed) noexcept;
   std::int64_t depth(const Slot& s) const noexcept;
@@ -239,6 +263,9 @@ class Engine {
   [[gnu::noinline]] bool account_split_segment(WorkerId w, Slot& s, std::uint64_t start, std::uint64_t changed,
                                                std::uint64_t now, Level lv) noexcept;
   [[gnu::noinline]] bool emulate_segment(WorkerId w, std::uint64_t duration_ns, Level lv) noexcept;
+  [[gnu::noinline]] void record_type(Slot& s, std::uint64_t start, std::uint64_t changed, std::uint64_t now,
+                                     std::uint64_t end) noexcept;
+  [[gnu::noinline]] void apply_type_ceiling(Slot& s, TaskType type) noexcept;
   int band_now(const Slot& s) const noexcept;
   void set_level(WorkerId w, Level level) noexcept;  // any thread
   void raise(WorkerId w) noexcept;                   // UP(w)
@@ -299,6 +326,9 @@ class Engine {
   std::atomic<std::uint32_t> sensitivity_seq_{0};
   std::atomic<double> core_sensitivity_{0};
   std::atomic<double> uncore_sensitivity_{0};
+  // Task types: one table per worker (null: not recorded) and the per-type ceilings.
+  std::unique_ptr<TaskTypeTable[]> type_tables_;
+  std::unique_ptr<std::atomic<Level>[]> type_ceiling_;
   std::atomic<int> seen_workers_{0};
   std::atomic<std::size_t> seen_end_{0};  // one past the highest worker seen: the sweep's range
   std::atomic<std::uint64_t> dropped_{0};

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "rubato/core/config/settings.hpp"
+#include "rubato/core/min_energy/learner.hpp"
 #include "rubato/core/min_energy/min_energy_controller.hpp"
 #include "rubato/core/model/frequency_model.hpp"
 #include "rubato/core/tempo/tempo_ladder.hpp"
@@ -29,5 +30,13 @@ min_energy::SensitivityFallbacks sensitivity_fallbacks(const Settings& settings,
 // fallbacks, and the profile's counter relation (none: counters unused).
 min_energy::ControllerParams min_energy_params(const Settings& settings, const MachineProfile& profile,
                                                const TempoLadder& ladder, const std::vector<double>& uncore_levels_hz);
+
+// The closed loop's parameters from the open loop's (the same model, bound,
+// seeds and counter relation), its control interval and the profile's core
+// transition latency; probes' energies are labelled `measured_label` (the
+// meter's) or `model_label`.
+min_energy::LearnerParams learner_params(const min_energy::ControllerParams& params, double interval_s,
+                                         double transition_latency_s, const std::string& measured_label,
+                                         const std::string& model_label);
 
 }  // namespace rubato

@@ -45,6 +45,9 @@ struct Engine::Slot {
   std::uint64_t next_sample_ns = 0;
   std::uint32_t chained_ends_left = 1;   // chained segment ends until the next clock read
   std::uint32_t chained_read_every = 1;  // adapted in measure_run
+  // Of the segment running (set_task_type): owner-written, read relaxed by
+  // the controller thread when it sets per-type ceilings.
+  std::atomic<TaskType> task_type{kUntypedTask};
   // --- line 2: owner, less often ------------------------------------------
   alignas(kCacheLine) std::array<std::atomic<std::uint64_t>, kMaxLevels> busy_ns{};
   DepthSampler sampler;
@@ -67,6 +70,9 @@ struct Engine::Slot {
   // works. Written by the controller thread, read only where a domain's level
   // is published (a tempo change), never on the per-task path.
   std::atomic<Level> ceiling{0};
+  // Per-type ceilings in force (Engine::set_type_ceilings): the owner moves
+  // `ceiling` to its running type's at each segment start.
+  std::atomic<bool> type_ceilings{false};
   std::atomic<int> band{0};  // workload band: thresholds reached ([HERMES] Fig. 5, w.S)
   std::atomic<std::uint64_t> level_changes{0};
   std::array<std::atomic<double>, kMaxThresholds> thld{};
@@ -136,6 +142,19 @@ inline std::int64_t Engine::depth(const Slot& s) const noexcept { return depth_o
   if (workload_) pop_workload(w, s);
 }
 
+inline void Engine::set_task_type(WorkerId w, TaskType type) noexcept {
+  if (!valid(w)) [[unlikely]]
+    return drop();
+  set_task_type(slot(w), type);
+}
+
+inline void Engine::set_task_type(Slot& s, TaskType type) noexcept {
+  const TaskType t = type < kMaxTaskTypes ? type : kUntypedTask;
+  s.task_type.store(t, std::memory_order_relaxed);
+  if (s.type_ceilings.load(std::memory_order_relaxed)) [[unlikely]]
+    apply_type_ceiling(s, t);
+}
+
 inline void Engine::task_begin(WorkerId w) noexcept { task_begin(w, now_ns()); }
 
 inline void Engine::task_begin(WorkerId w, std::uint64_t now) noexcept {
@@ -191,6 +210,8 @@ inline std::uint64_t Engine::account_run(WorkerId w, Slot& s, std::uint64_t star
                              : account_segment(w, s, duration, lv);
   // The emulator burnt its stretch after `now`: the worker is free only now.
   const std::uint64_t end = stretched ? now_ns() : now;
+  if (type_tables_ && duration > 0) [[unlikely]]
+    record_type(s, start, changed, now, end);
   // A worker is alive at least until its last run ended (alive_s >= busy_s even
   // when no worker_end follows, e.g. a oneTBB worker still in its arena at exit).
   if (end > engine_detail::get(s.last_seen_ns)) s.last_seen_ns.store(end, std::memory_order_relaxed);
@@ -233,7 +254,7 @@ inline std::uint64_t Engine::account_run(WorkerId w, Slot& s, std::uint64_t star
 
 [[gnu::always_inline]] inline bool Engine::segment_end_reads_clock(const Slot& s) const noexcept {
   const Domain& dom = *s.domain;
-  return s.chained_ends_left == 1 ||
+  return s.chained_ends_left == 1 || type_tables_ != nullptr ||
          stretched_at_level_[static_cast<std::size_t>(dom.level.load(std::memory_order_relaxed))] ||
          dom.changed_ns.load(std::memory_order_acquire) > s.run_start_ns;
 }
