@@ -261,6 +261,7 @@ TEST_CASE("Power.Emulator.Uncore.SessionStretchesByTheLevelMinEnergySets", "[pow
                         {"RUBATO_PROFILE_DIR", RUBATO_TEST_PROFILES_DIR},
                         {"RUBATO_PROFILE", "haswell-e5-2650v3"},
                         {"RUBATO_POLICY", "min-energy"},
+                        {"RUBATO_MIN_ENERGY_LOOP", "open"},
                         {"RUBATO_REPORT", ""},
                         {"RUBATO_MAX_WORKERS", "1"},
                         {"RUBATO_CONTROL_INTERVAL", "1ms"},

@@ -36,7 +36,9 @@ std::string describe(const Settings& s) {
   o << s.profile_window << ';' << s.profile_interval_s << ';' << s.binding << ';' << s.profile << ';' << s.profile_dir
     << ';' << s.report << ';' << s.trace << ';' << s.log << ';' << s.sysfs_root << ';' << s.state_dir << ';'
     << s.min_dwell_s << ';' << s.beta << ';' << s.max_workers << ';' << s.counters << ';' << s.control_interval_s << ';'
-    << s.core_sensitivity << ';' << s.uncore_sensitivity << ';' << s.max_time_loss;
+    << s.core_sensitivity << ';' << s.uncore_sensitivity << ';' << s.max_time_loss << ';' << s.min_energy_closed_loop
+    << ';' << s.plant.given << ';' << s.plant.core << ';' << s.plant.uncore << ';' << s.plant.profile << ';'
+    << s.plant.uncore_exponent;
   return o.str();
 }
 
@@ -163,6 +165,7 @@ std::vector<Value> classes_for(std::string_view env) {
   else if (env == "RUBATO_PROFILE_DIR" || env == "RUBATO_SYSFS_ROOT") out_of_range = "/nonexistent-rubato";
   else if (env == "RUBATO_STATE_DIR") out_of_range = "/nonexistent-rubato/state";
   else if (env == "RUBATO_COUNTERS") out_of_range = "replay:";
+  else if (env == "RUBATO_PLANT") out_of_range = "core=0.9,uncore=0.5";
   return {{"empty", ""},          {"huge", std::string(100000, '9')}, {"negative", "-1"},
           {"non-numeric", "abc"}, {"out of range", out_of_range},     {"unknown", "bogus"}};
 }

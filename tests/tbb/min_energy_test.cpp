@@ -16,6 +16,7 @@ namespace {
 // and returns the highest uncore frequency decided while workers ran (0: none).
 double uncore_while_working(const std::string& uncore_share, int ms, rubato::Report& report) {
   const rubato::Environment env = rubato::test::quiet_env({{"RUBATO_POLICY", "min-energy"},
+                                                           {"RUBATO_MIN_ENERGY_LOOP", "open"},
                                                            {"RUBATO_PROFILE", "haswell-e5-2650v3"},
                                                            {"RUBATO_UNCORE_SENSITIVITY", uncore_share},
                                                            {"RUBATO_CONTROL_INTERVAL", "1ms"}});

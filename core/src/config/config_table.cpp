@@ -14,6 +14,33 @@ using detail::parse_duration_s;
 using detail::parse_int;
 using detail::trim;
 
+// RUBATO_PLANT's value: comma-separated key=value items.
+bool parse_plant(std::string_view text, EmulatorPlant& out, std::string& why) {
+  EmulatorPlant p;
+  p.given = true;
+  bool core = false;
+  if (trim(text).empty()) return why = "no plant given", false;
+  while (!text.empty()) {
+    const std::size_t comma = text.find(',');
+    const std::string_view item = trim(text.substr(0, comma));
+    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+    const std::size_t eq = item.find('=');
+    if (eq == std::string_view::npos) return why = "expected key=value, got '" + std::string(item) + "'", false;
+    const std::string_view key = trim(item.substr(0, eq)), value = trim(item.substr(eq + 1));
+    bool ok = true;
+    if (key == "core") ok = parse_double(value, 0, 1, p.core), core = true;
+    else if (key == "uncore") ok = parse_double(value, 0, 1, p.uncore);
+    else if (key == "uncore_exponent") ok = parse_double(value, 0.1, 5, p.uncore_exponent);
+    else if (key == "profile") p.profile = std::string(value), ok = !value.empty();
+    else return why = "unknown key '" + std::string(key) + "'", false;
+    if (!ok) return why = "bad value for " + std::string(key), false;
+  }
+  if (!core) p.core = 1.0 - p.uncore;
+  if (p.core + p.uncore > 1.0 + 1e-9) return why = "core + uncore exceed 1: they are shares of the same time", false;
+  out = p;
+  return true;
+}
+
 bool one_of(std::string_view v, std::initializer_list<std::string_view> options) {
   for (auto o : options)
     if (v == o) return true;
@@ -206,6 +233,20 @@ const std::array kKeys = {
                 s.max_time_loss = percent ? x / 100 : x;
                 return true;
               }},
+    ConfigKey{"RUBATO_MIN_ENERGY_LOOP", "min_energy_loop", "closed", "closed | open",
+              "min-energy: closed learns the levels from the segment durations it measures (and the meter), "
+              "the shares and counters only seed it; open chooses them from the shares (docs/min-energy.md)",
+              [](Settings& s, std::string_view v, std::string&) {
+                v = trim(v);
+                if (v != "closed" && v != "open") return false;
+                s.min_energy_closed_loop = v == "closed";
+                return true;
+              }},
+    ConfigKey{"RUBATO_PLANT", "plant", "(the settings and RUBATO_PROFILE)",
+              "core=B,uncore=B[,profile=NAME|PATH][,uncore_exponent=G], shares 0..1 summing to 1 at most, G 0.1..5",
+              "the emulator: the work's true shares and the machine's law its stretch and energy obey, "
+              "which the policies do not read (docs/min-energy.md \"The emulator's plant\")",
+              [](Settings& s, std::string_view v, std::string& why) { return parse_plant(v, s.plant, why); }},
     ConfigKey{"RUBATO_MAX_WORKERS", "max_workers", "256", "an integer 1..4096",
               "worker slots; threads beyond are not observed (and counted)",
               [](Settings& s, std::string_view v, std::string&) {

@@ -670,6 +670,11 @@ WorkerActivity Engine::activity() const noexcept {
   return a;
 }
 
+bool Engine::seen(WorkerId w) const noexcept { return valid(w) && slot(w).seen.load(std::memory_order_relaxed); }
+bool Engine::waiting(WorkerId w) const noexcept {
+  return seen(w) && slot(w).wait_word.load(std::memory_order_relaxed) != kNotWaiting;
+}
+
 // ---- state ---------------------------------------------------------------------
 
 Level Engine::level(WorkerId w) const noexcept { return valid(w) ? slot(w).level.load(std::memory_order_relaxed) : 0; }

@@ -98,7 +98,7 @@ void on_task_create(ompt_data_t* parent, const ompt_frame_t*, ompt_data_t* task,
   return task_create_uncached(parent, task, flags, has_dependences);
 }
 
-// With RUBATO_TRACE: the task's code address goes into its trace record.
+// With RUBATO_TRACE or task types: the task's code address goes into its trace record and names its type.
 void on_task_create_traced(ompt_data_t* parent, const ompt_frame_t*, ompt_data_t* task, int flags, int has_dependences,
                            const void* codeptr_ra) {
   g_tool->mapper->task_create_traced(this_thread(), parent, task, flags, has_dependences != 0, codeptr_ra);
@@ -189,10 +189,10 @@ struct CallbackEntry {
 };
 
 // Every one is needed: without any of them the event mapping would be wrong.
-std::array<CallbackEntry, 6> callbacks(bool parking, bool tracing) {
+std::array<CallbackEntry, 6> callbacks(bool parking, bool with_code) {
   const auto schedule = parking ? &on_task_schedule_then_park : &on_task_schedule;
   const auto sync_wait = parking ? &on_sync_region_wait_then_park : &on_sync_region_wait;
-  const auto create = tracing ? &on_task_create_traced : &on_task_create;
+  const auto create = with_code ? &on_task_create_traced : &on_task_create;
   return {{
       {ompt_callback_thread_begin, reinterpret_cast<ompt_callback_t>(&on_thread_begin), "thread_begin"},
       {ompt_callback_thread_end, reinterpret_cast<ompt_callback_t>(&on_thread_end), "thread_end"},
@@ -250,7 +250,7 @@ int initialize(ompt_function_lookup_t lookup, int, ompt_data_t*) {
   try {
     if (const char* missing = t.ep.load(lookup)) return drop(t, std::string("libomp does not provide ") + missing);
     std::string never;
-    for (const CallbackEntry& c : callbacks(t.parking != nullptr, t.trace != nullptr)) {
+    for (const CallbackEntry& c : callbacks(t.parking != nullptr, t.mapper->wants_code())) {
       const int result = t.ep.set_callback(c.event, c.fn);
       if (result == ompt_set_never || result == ompt_set_error)
         never += std::string(never.empty() ? "" : ", ") + c.name;

@@ -58,7 +58,8 @@ TaskEventMapper::TaskEventMapper(Session& session, TraceFileWriter* trace, const
       clock_(clock),
       trace_origin_ns_(trace_origin_ns),
       options_(options),
-      plain_(trace == nullptr && !options.dynamic_binding),
+      typed_(engine_.records_task_types()),
+      plain_(trace == nullptr && !options.dynamic_binding && !typed_),
       registry_(std::min<std::size_t>(engine_.max_workers(), TaskMark::kMaxCreator + 1)),
       states_(registry_.capacity()) {}
 
@@ -262,7 +263,8 @@ void TaskEventMapper::task_create_traced(ompt_data_t* thread, ompt_data_t* paren
                                          bool has_dependences, const void* code) noexcept {
   ThreadState& ts = *state(thread, kNoWorker);
   const std::uint64_t kind = created_kind(flags);
-  const TaskMark mark = TaskMark::make(ts.worker, next_seq(ts), kind);
+  const std::uint32_t type = typed_ && code && (kind & TaskMark::kExplicit) ? task_type_of(ts, code) : 0;
+  const TaskMark mark = TaskMark::make(ts.worker, next_seq(ts), kind, type);
   set_mark(task, mark);
   if (ts.worker == kNoWorker) return;
   const bool deferred = (kind & TaskMark::kDeferred) != 0;
@@ -272,6 +274,19 @@ void TaskEventMapper::task_create_traced(ompt_data_t* thread, ompt_data_t* paren
   }
   if (tracing() && (kind & TaskMark::kExplicit))
     record_create(ts, parent, mark, flags, deferred, has_dependences, code);
+}
+
+// The type of the task construct at `code`: this thread's cache, else the
+// session's registry (a lock, once per code a thread meets in a cache slot).
+std::uint32_t TaskEventMapper::task_type_of(ThreadState& ts, const void* code) noexcept {
+  const auto key = reinterpret_cast<std::uintptr_t>(code);
+  ThreadState::TypeCacheEntry& e = ts.type_cache[(key >> 4) % ts.type_cache.size()];
+  if (e.code != code) {
+    const TaskType t = session_.task_type_for(static_cast<std::uint64_t>(key));
+    e.code = code;
+    e.type = t <= TaskMark::kTypeMask ? t : 0;
+  }
+  return e.type;
 }
 
 void TaskEventMapper::task_schedule_slow(ompt_data_t* thread, ompt_data_t* prior, ompt_task_status_t status,

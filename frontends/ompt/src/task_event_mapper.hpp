@@ -44,9 +44,10 @@ class TaskEventMapper {
                      int flags) noexcept;
   void task_create(ompt_data_t* thread, ompt_data_t* parent, ompt_data_t* task, int flags,
                    bool has_dependences = false) noexcept;
-  // task_create when tracing: `code` (OMPT's codeptr_ra) goes into the task's
-  // trace record. The tool registers it instead of task_create when
-  // RUBATO_TRACE is set, so that the untraced callback keeps its arguments in registers.
+  // task_create when tracing or typing: `code` (OMPT's codeptr_ra) goes into
+  // the task's trace record and names its type. The tool registers it
+  // instead of task_create when RUBATO_TRACE is set or the engine records
+  // task types, so that the plain callback keeps its arguments in registers.
   [[gnu::noinline]] void task_create_traced(ompt_data_t* thread, ompt_data_t* parent, ompt_data_t* task, int flags,
                                             bool has_dependences, const void* code) noexcept;
   void task_schedule(ompt_data_t* thread, ompt_data_t* prior, ompt_task_status_t status, ompt_data_t* next) noexcept;
@@ -77,6 +78,7 @@ class TaskEventMapper {
   static bool on_stack(ThreadState& ts, std::uint64_t task) noexcept;
   void untied_self_switch(ThreadState& ts, TaskMark task) noexcept;
   std::uint64_t next_seq(ThreadState& ts) noexcept;
+  [[gnu::noinline]] std::uint32_t task_type_of(ThreadState& ts, const void* code) noexcept;
   static bool all_children_ran_here(const ThreadState& ts, const Frame& task) noexcept;
   SegmentStart first_start(ThreadState& ts, ompt_data_t* task, TaskMark mark) noexcept;
   static std::uint64_t created_kind(int flags) noexcept;
@@ -116,6 +118,12 @@ class TaskEventMapper {
   [[gnu::cold, gnu::noinline]] void frames_overflowed() noexcept;
 
   bool tracing() const noexcept { return trace_ != nullptr; }
+
+ public:
+  // Whether task_create needs its code address (the tool registers the traced callback).
+  bool wants_code() const noexcept { return tracing() || typed_; }
+
+ private:
   std::uint64_t trace_now() const noexcept { return clock_.now_ns() - trace_origin_ns_; }
   void record(ThreadState& ts, const auto& rec) noexcept;
   void flush(ThreadState& ts) noexcept;
@@ -126,7 +134,8 @@ class TaskEventMapper {
   const Clock& clock_;
   std::uint64_t trace_origin_ns_;
   MapperOptions options_;
-  bool plain_;  // no trace and no per-task binding: the inline fast paths apply
+  bool typed_;  // the engine records task types (min-energy's closed loop): each task's from its code
+  bool plain_;  // no trace, no per-task binding and no types: the inline fast paths apply
   WorkerRegistry registry_;
   std::vector<std::unique_ptr<ThreadState>> states_;  // by worker index, created at first claim
   ThreadState unobserved_;                            // shared by threads beyond max_workers

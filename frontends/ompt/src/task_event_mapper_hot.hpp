@@ -35,6 +35,7 @@ inline void TaskEventMapper::open_segment(ThreadState& ts, std::uint64_t task, S
   ts.segment_task = task;
   ts.segment_start = how;
   if (tracing()) ts.segment_start_ns = trace_now();
+  if (typed_ && ts.slot) engine_.set_task_type(*ts.slot, TaskMark::type_of(task));
   if (ts.slot) [[likely]]
     engine_.segment_begin(*ts.slot);
   else engine_.segment_begin(ts.worker);  // counted as dropped

@@ -9,10 +9,13 @@
 //   bit  16      explicit
 //   bit  17      timed: its execution is accounted as segments
 //   bit  18      untied
-//   bits 19..63  sequence number among the creator's tasks
+//   bits 19..26  task type (min-energy's closed loop: the kind of task, from
+//                its construct's code address; 0: untyped, and always 0
+//                where the engine records no types)
+//   bits 27..63  sequence number among the creator's tasks
 //
 // The id of a task is the word with its flag bits cleared: unique per (creator,
-// sequence) and never 0 (tasks of unobserved threads draw their sequence from
+// sequence), carrying its type, and never 0 (tasks of unobserved threads draw their sequence from
 // a shared counter). It names the task in the trace.
 #pragma once
 
@@ -32,16 +35,18 @@ class TaskMark {
   static constexpr std::uint64_t kExplicit = 1ull << 16;
   static constexpr std::uint64_t kTimed = 1ull << 17;
   static constexpr std::uint64_t kUntied = 1ull << 18;
-  static constexpr int kSeqShift = 19;
-  static constexpr std::uint64_t kFlagMask = ((1ull << kSeqShift) - 1) & ~kCreatorMask;
+  static constexpr int kTypeShift = 19;
+  static constexpr std::uint64_t kTypeMask = 0xFF;
+  static constexpr int kSeqShift = 27;
+  static constexpr std::uint64_t kFlagMask = ((1ull << kTypeShift) - 1) & ~kCreatorMask;
   static constexpr std::uint32_t kMaxCreator = kCreatorMask - 1;  // largest worker index a mark holds
 
   constexpr TaskMark() = default;
   constexpr explicit TaskMark(std::uint64_t word) : word_(word) {}
   // `creator` kNoWorker (or beyond kMaxCreator) records "unknown".
-  static constexpr TaskMark make(WorkerId creator, std::uint64_t seq, std::uint64_t flags) {
+  static constexpr TaskMark make(WorkerId creator, std::uint64_t seq, std::uint64_t flags, std::uint32_t type = 0) {
     const std::uint64_t c = creator <= kMaxCreator ? creator + 1ull : 0;
-    return TaskMark((seq << kSeqShift) | flags | c);
+    return TaskMark((seq << kSeqShift) | ((type & kTypeMask) << kTypeShift) | flags | c);
   }
 
   constexpr std::uint64_t word() const { return word_; }
@@ -58,6 +63,10 @@ class TaskMark {
   static constexpr bool id_has_creator(std::uint64_t id) { return (id & kCreatorMask) != 0; }
   // One AND: the mapper compares ids several times per task event.
   constexpr std::uint64_t id() const { return word_ & ~kFlagMask; }
+  // The task type of a task's mark, or of its id.
+  static constexpr std::uint32_t type_of(std::uint64_t word_or_id) {
+    return static_cast<std::uint32_t>((word_or_id >> kTypeShift) & kTypeMask);
+  }
 
  private:
   std::uint64_t word_ = 0;
@@ -68,5 +77,7 @@ static_assert(TaskMark::make(kNoWorker, 7, TaskMark::kExplicit).creator() == kNo
 static_assert(TaskMark::make(4094, 1, 0).created_by(4094) && !TaskMark::make(4094, 1, 0).created_by(4093));
 static_assert(!TaskMark::make(kNoWorker, 7, 0).created_by(kNoWorker));
 static_assert(TaskMark::make(3, 5, TaskMark::kStarted | TaskMark::kTimed).id() == ((5ull << TaskMark::kSeqShift) | 4));
+static_assert(TaskMark::type_of(TaskMark::make(3, 5, TaskMark::kTimed, 200).id()) == 200);
+static_assert(TaskMark::make(3, 5, TaskMark::kTimed, 200).creator() == 3);
 
 }  // namespace rubato::ompt

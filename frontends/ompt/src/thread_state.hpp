@@ -54,6 +54,14 @@ struct alignas(kCacheLine) ThreadState {
   std::uint32_t depth = 0;                             // tasks on the stack; frames beyond kept_frames() are not kept
   bool live = false;                                   // a thread holds this worker index
   TraceBlockBuffer* trace = nullptr;                   // null when not tracing
+  // min-energy's closed loop: task types by code address, this thread's
+  // cache of the session's registry (direct-mapped; a miss asks it, once per
+  // code and slot). Only where the engine records types.
+  struct TypeCacheEntry {
+    const void* code = nullptr;
+    std::uint32_t type = 0;
+  };
+  std::array<TypeCacheEntry, 32> type_cache{};
 
   alignas(kCacheLine) std::array<Frame, kMaxFrames> frames{};
   // Frames kMaxFrames and beyond (recursive codes, tree searches): grown by

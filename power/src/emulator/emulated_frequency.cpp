@@ -240,12 +240,13 @@ bool EmulatedFrequency::segment_end(WorkerId w, std::uint64_t duration_ns, doubl
 void EmulatedFrequency::follow_operating_point(WorkerSlot& s, std::uint64_t duration_ns) noexcept {
   const OperatingPoint& point = *uncore_.point;
   const double uncore_hz = point.uncore_hz();
-  const WorkSensitivity sensitivity = point.sensitivity();
+  // A plant's shares are the truth; else the emulator follows what min-energy decided with.
+  const WorkSensitivity sensitivity = uncore_.plant ? uncore_.plant_shares : point.sensitivity();
   StretchCoefficients& c = s.coefficients;
   if (uncore_hz != c.seen_uncore_hz || sensitivity.core != c.seen_sensitivity.core ||
       sensitivity.uncore != c.seen_sensitivity.uncore) [[unlikely]]
     make_stretch_coefficients(c, uncore_hz, sensitivity, point.reference_uncore_hz(), beta_, max_hz_,
-                              uncore_.memory_bandwidth_knee_hz);
+                              uncore_.memory_bandwidth_knee_hz, uncore_.uncore_exponent);
   if (c.uncore_mhz == 0) return;
   bump(s.uncore_timed_ns, duration_ns);
   bump(s.uncore_mhz_ns, duration_ns * c.uncore_mhz);

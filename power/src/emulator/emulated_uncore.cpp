@@ -1,5 +1,7 @@
 #include "rubato/power/emulator/emulated_uncore.hpp"
 
+#include <cmath>
+
 #include "rubato/core/model/time_model.hpp"
 #include "rubato/power/frequency/uncore_ladder.hpp"
 #include "rubato/power/machine/profile.hpp"
@@ -19,6 +21,16 @@ EmulatedUncore emulated_uncore(const OperatingPoint* point, const MachineProfile
   return u;
 }
 
+EmulatedUncore emulated_plant_uncore(const OperatingPoint* point, const MachineProfile* profile,
+                                     const MachineProfile* plant_profile, WorkSensitivity shares, double exponent) {
+  EmulatedUncore u = emulated_uncore(point, profile);
+  u.plant = true;
+  u.plant_shares = shares;
+  u.uncore_exponent = exponent;
+  if (plant_profile) u.memory_bandwidth_knee_hz = plant_profile->memory_bandwidth_knee_hz.value_or(0);
+  return u;
+}
+
 bool uncore_may_stretch(const EmulatedUncore& u) noexcept {
   if (u.point == nullptr) return false;
   const ReferenceSetting reference{0, u.fastest_uncore_hz, u.memory_bandwidth_knee_hz};
@@ -26,8 +38,8 @@ bool uncore_may_stretch(const EmulatedUncore& u) noexcept {
 }
 
 void make_stretch_coefficients(StretchCoefficients& c, double uncore_hz, const WorkSensitivity& sensitivity,
-                               double reference_uncore_hz, double beta, double max_hz,
-                               double memory_bandwidth_knee_hz) noexcept {
+                               double reference_uncore_hz, double beta, double max_hz, double memory_bandwidth_knee_hz,
+                               double uncore_exponent) noexcept {
   c.seen_uncore_hz = uncore_hz;
   c.seen_sensitivity = sensitivity;
   c.core = beta;
@@ -49,7 +61,11 @@ void make_stretch_coefficients(StretchCoefficients& c, double uncore_hz, const W
   // The uncore's term of the one model: at the reference core frequency the
   // core term is 0, so this is b_u (g(f_u) − 1) exactly as extra_time_share adds it.
   const ReferenceSetting reference{max_hz, reference_uncore_hz, memory_bandwidth_knee_hz};
-  c.uncore_extra = extra_time_share({c.core, sensitivity.uncore}, max_hz, uncore_hz, reference);
+  if (uncore_exponent == 1.0) {
+    c.uncore_extra = extra_time_share({c.core, sensitivity.uncore}, max_hz, uncore_hz, reference);
+  } else {  // a plant's own shape (RUBATO_PLANT uncore_exponent)
+    c.uncore_extra = sensitivity.uncore * (std::pow(uncore_time_stretch(uncore_hz, reference), uncore_exponent) - 1.0);
+  }
 }
 
 }  // namespace rubato

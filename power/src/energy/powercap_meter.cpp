@@ -165,6 +165,22 @@ void PowercapMeter::poll() {
   else if (failure_.empty()) failure_ = why;
 }
 
+std::optional<double> PowercapMeter::read_j() noexcept {
+  try {
+    std::lock_guard<std::mutex> lock(mutex_);
+    double joules = 0;
+    std::string why;
+    if (!energy_.take(joules, why)) {
+      if (failure_.empty()) failure_ = why;
+      return std::nullopt;
+    }
+    total_j_ += joules;
+    return total_j_;
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
 EnergyFigure PowercapMeter::stop() noexcept {
   EnergyFigure e;
   try {

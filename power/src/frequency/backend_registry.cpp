@@ -10,7 +10,10 @@
 namespace rubato {
 namespace {
 
+// The emulator's β: the plant's core share where RUBATO_PLANT gives the
+// truth, else the settings' (what the user measured), else the profile's.
 double beta_of(const BackendContext& ctx) {
+  if (ctx.settings.plant.given) return ctx.settings.plant.core;
   if (ctx.settings.beta >= 0) return ctx.settings.beta;
   return ctx.profile ? ctx.profile->beta : 1.0;
 }
@@ -33,8 +36,13 @@ const std::array kBackends = {
                  "when asked for)",
                  false,
                  [](const BackendContext& ctx) -> std::unique_ptr<FrequencyControl> {
-                   return std::make_unique<EmulatedFrequency>(beta_of(ctx), ctx.machine_max_hz, nullptr,
-                                                              emulated_uncore(ctx.operating_point, ctx.profile));
+                   const EmulatorPlant& plant = ctx.settings.plant;
+                   const EmulatedUncore uncore =
+                       plant.given ? emulated_plant_uncore(ctx.operating_point, ctx.profile,
+                                                           ctx.plant_profile ? ctx.plant_profile : ctx.profile,
+                                                           {plant.core, plant.uncore}, plant.uncore_exponent)
+                                   : emulated_uncore(ctx.operating_point, ctx.profile);
+                   return std::make_unique<EmulatedFrequency>(beta_of(ctx), ctx.machine_max_hz, nullptr, uncore);
                  }},
     BackendEntry{
         "dry-run", "records decisions, changes nothing", false,

@@ -227,7 +227,8 @@ std::string ControllerHost::Impl::make_min_energy() {
   const ControllerSetup& s = setup;
   if (!s.min_energy) return "no machine profile (RUBATO_PROFILE): there is no energy model to minimise";
   if (!s.engine) return "no engine to set the core level of";
-  min_energy = std::make_unique<MinEnergyRunner>(*s.min_energy, *s.engine, s.uncore, s.operating_point, s.model_label);
+  min_energy = std::make_unique<MinEnergyRunner>(*s.min_energy, *s.engine, s.uncore, s.operating_point, s.model_label,
+                                                 s.learner, ClosedLoopSensors{s.energy_j, s.task_type_names});
   return "";
 }
 

@@ -12,21 +12,25 @@ std::string number(double v) { return std::to_string(v); }
 }  // namespace
 
 MinEnergyRunner::MinEnergyRunner(min_energy::ControllerParams params, Engine& engine, UncoreControl* uncore,
-                                 OperatingPoint* point, std::string model_label)
+                                 OperatingPoint* point, std::string model_label,
+                                 std::optional<min_energy::LearnerParams> learner, ClosedLoopSensors sensors)
     : controller_(std::move(params)),
+      sensors_(std::move(sensors)),
       engine_(engine),
       uncore_(uncore),
       point_(point),
       model_label_(std::move(model_label)) {
   if (point_ && uncore_ && uncore_->domains() > 0) point_->set_reference_uncore_hz(uncore_->ladder(0).fastest_hz());
+  if (learner && engine_.records_task_types()) learner_.emplace(std::move(*learner));
 }
 
 void MinEnergyRunner::step(const counters::CounterSample* sample, double now_s) {
   if (finished_) return;
   if (since_s_ < 0) since_s_ = now_s;
   account(now_s);
-  const WorkerActivity activity = engine_.activity();
-  if (const auto d = controller_.step({now_s, activity, sample})) {
+  if (learner_) {
+    step_closed(sample, now_s);
+  } else if (const auto d = controller_.step({now_s, engine_.activity(), sample})) {
     apply(*d, now_s);
     record(*d);
   }
@@ -51,6 +55,42 @@ void MinEnergyRunner::apply(const min_energy::Decision& d, double) {
   sensitivity_ = d.sensitivity.value;
   if (point_) point_->set_sensitivity(d.sensitivity.value);
   if (uncore_ && d.pair.uncore_hz > 0) uncore_->set_all_hz(d.pair.uncore_hz);
+}
+
+// The closed loop's interval: the durations since the last step, the uncore
+// level in force (it changes only at steps, so the level now held all
+// interval), the meter's joules over the interval.
+void MinEnergyRunner::step_closed(const counters::CounterSample* sample, double now_s) {
+  min_energy::LearnerInput in;
+  in.now_s = now_s;
+  in.activity = engine_.activity();
+  in.segments = durations_.since_last(engine_.task_type_stats());
+  if (uncore_ && uncore_->domains() > 0 && uncore_->current_hz(0) > 0)
+    in.uncore_level = static_cast<int>(uncore_->ladder(0).nearest_level(uncore_->current_hz(0)));
+  if (sensors_.energy_j) {
+    const std::optional<double> j = sensors_.energy_j();
+    if (j && last_energy_j_) in.energy_j = *j - *last_energy_j_;
+    last_energy_j_ = j;
+  }
+  in.sample = sample;
+  if (const auto d = learner_->step(in)) {
+    apply(*d);
+    events_.push_back(min_energy::to_report_event(*d, learner_->params().model, model_label_));
+  }
+}
+
+void MinEnergyRunner::apply(const min_energy::LearnerDecision& d) {
+  if (!d.type_ceiling.empty()) {
+    engine_.set_type_ceilings(d.type_ceiling, d.core_ceiling);
+    type_ceilings_ = true;
+  } else if (type_ceilings_) {
+    engine_.clear_type_ceilings(d.core_ceiling);
+    type_ceilings_ = false;
+  } else {
+    engine_.set_core_ceiling(d.core_ceiling);
+  }
+  core_hz_ = learner_->params().model.core_hz(static_cast<std::size_t>(d.core_ceiling));
+  if (uncore_ && uncore_->domains() > 0) uncore_->set_all_hz(learner_->params().model.uncore_hz(d.uncore_level));
 }
 
 void MinEnergyRunner::record(const min_energy::Decision& d) {
@@ -85,6 +125,14 @@ std::vector<std::pair<double, double>> MinEnergyRunner::uncore_s_at_hz() const {
 void MinEnergyRunner::fill_report(Report& r, const std::vector<std::string>& counter_lines) const {
   r.frequency_pairs.insert(r.frequency_pairs.end(), events_.begin(), events_.end());
   auto& p = r.parameters;
+  p["min_energy_loop"] = learner_ ? "closed" : "open";
+  if (learner_) {
+    learner_->fill_report(r, sensors_.type_names ? sensors_.type_names() : std::vector<std::string>{});
+    if (!sensors_.energy_j)
+      r.notes.push_back(
+          "min-energy: no meter reads energy during the run here: the closed loop ranks levels by the profile's "
+          "power times the measured time, and cannot undo a step that costs energy");
+  }
   const min_energy::ControllerParams& cp = controller_.params();
   p["max_time_loss"] = number(cp.max_time_loss);
   p["min_energy_decisions"] = std::to_string(events_.size());

@@ -8,25 +8,39 @@
 // model), the time-weighted levels. Never on a task's path.
 #pragma once
 
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "rubato/core/io/report.hpp"
+#include "rubato/core/min_energy/learner.hpp"
 #include "rubato/core/min_energy/min_energy_controller.hpp"
+#include "rubato/core/min_energy/type_stats_delta.hpp"
 #include "rubato/core/tempo/engine.hpp"
 #include "rubato/power/frequency/uncore_control.hpp"
 #include "rubato/power/session/operating_point.hpp"
 
 namespace rubato {
 
+// What the closed loop reads besides the engine: the meter (joules since the
+// run's start, nullopt where none reads), and the names of the task types.
+struct ClosedLoopSensors {
+  std::function<std::optional<double>()> energy_j;
+  std::function<std::vector<std::string>()> type_names;
+};
+
 class MinEnergyRunner {
  public:
   // `engine` must outlive this; `uncore` (nullptr: the uncore is not moved)
   // and `point` (nullptr: none) too. `model_label`: "modeled:<profile>".
+  // `learner`: the closed loop's parameters (docs/min-energy.md "The closed
+  // loop"; the engine then records task types); nullopt: the open loop.
   MinEnergyRunner(min_energy::ControllerParams params, Engine& engine, UncoreControl* uncore, OperatingPoint* point,
-                  std::string model_label);
+                  std::string model_label, std::optional<min_energy::LearnerParams> learner = std::nullopt,
+                  ClosedLoopSensors sensors = {});
 
   // One interval ending at `now_s` (since the run's start); `sample`: its counters, nullptr: none.
   void step(const counters::CounterSample* sample, double now_s);
@@ -40,10 +54,17 @@ class MinEnergyRunner {
 
  private:
   void apply(const min_energy::Decision& d, double now_s);
+  void step_closed(const counters::CounterSample* sample, double now_s);
+  void apply(const min_energy::LearnerDecision& d);
   void record(const min_energy::Decision& d);
   void account(double now_s);  // the time since the last account at the levels then in force
 
   min_energy::Controller controller_;
+  std::optional<min_energy::Learner> learner_;
+  ClosedLoopSensors sensors_;
+  min_energy::TypeStatsDelta durations_;
+  std::optional<double> last_energy_j_;
+  bool type_ceilings_ = false;
   Engine& engine_;
   UncoreControl* uncore_;
   OperatingPoint* point_;

@@ -20,6 +20,7 @@
 #include "rubato/power/session/controller_host.hpp"
 #include "rubato/power/energy/energy_meter.hpp"
 #include "rubato/power/energy/power_model.hpp"
+#include "rubato/power/frequency/uncore_ladder.hpp"
 #include "rubato/power/machine/profile.hpp"
 #include "rubato/power/state/restore_guard.hpp"
 #include "rubato/power/os/periodic_thread.hpp"
@@ -30,6 +31,7 @@
 #include "rubato/power/frequency/uncore_frequency.hpp"
 #include "rubato/power/frequency/uncore_control_modeled.hpp"
 #include "rubato/power/frequency/uncore_control_sysfs.hpp"
+#include "rubato/core/tempo/task_type_registry.hpp"
 #include "rubato/power/session/min_energy_setup.hpp"
 #include "rubato/power/session/operating_point.hpp"
 
@@ -139,6 +141,15 @@ class LiveSession final : public Session {
     }
   }
   void count_error() noexcept override { errors_.fetch_add(1, std::memory_order_relaxed); }
+  TaskType task_type_for(std::uint64_t code) noexcept override {
+    if (!engine_ || !engine_->records_task_types()) return kUntypedTask;
+    try {
+      return task_types_.type_of(code);
+    } catch (...) {
+      count_error();
+      return kUntypedTask;
+    }
+  }
   void exiting_with(int status) noexcept override { exit_status_.store(status & 0xff, std::memory_order_relaxed); }
   const Report& finish() noexcept override;
 
@@ -198,9 +209,13 @@ class LiveSession final : public Session {
   void make_uncore_lever();
   std::vector<double> uncore_lever_levels() const;
   void start_host(ThrottleActuator* throttle) noexcept;
+  void closed_loop_setup(ControllerSetup& setup);
   void fill_uncore_energy(RunActivity& activity, Report& r);
   // start(), in order: profile, back-end (engine attached), meter, announcement.
   void choose_profile();
+  void choose_plant(const std::vector<std::string>& dirs);
+  const MachineProfile* energy_law() const;
+  std::optional<double> emulated_energy_j();
   bool choose_backend(std::string& why);
   void start_meter();
   void announce_start();
@@ -214,6 +229,11 @@ class LiveSession final : public Session {
   RunIdentity identity_;
   Topology topology_;
   std::optional<MachineProfile> profile_;
+  std::optional<MachineProfile> plant_profile_;  // RUBATO_PLANT's machine (the emulator's law)
+  // The emulator's meter (emulated_energy_j; the controller thread's alone).
+  std::optional<PowerModel> emulated_power_;
+  double emulated_j_ = 0, emulated_w_ = 0;
+  std::uint64_t emulated_since_ns_ = 0;
   double machine_max_hz_ = 0;
   std::unique_ptr<FrequencyControl> freq_;
   std::string backend_note_;
@@ -228,6 +248,7 @@ class LiveSession final : public Session {
   SteadyClock clock_;
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<ControllerHost> controllers_;  // efs / affinity; null when the policy has neither
+  TaskTypeRegistry task_types_;                  // the closed loop's types, by the code front-ends name them by
   WorkerLayout layout_;
   std::unique_ptr<std::atomic<int>[]> worker_bound_;
   std::uint64_t start_ns_ = 0;
@@ -271,6 +292,8 @@ EngineOptions LiveSession::engine_options(const TempoLadder& ladder) {
   o.fixed_thresholds = settings_.threshold_values;
   o.max_workers = settings_.max_workers;
   o.worker_domain = layout_.domain_of_worker;
+  // min-energy's closed loop measures segment durations by task type.
+  o.task_type_stats = settings_.policy.min_energy && settings_.min_energy_closed_loop;
   // slack and the cost guard (rubato's own, beyond the papers).
   const MachineProfile* profile = profile_ ? &*profile_ : nullptr;
   o.slack_dwell_ns = static_cast<std::uint64_t>(slack_dwell_s(settings_, profile) * 1e9);
@@ -388,14 +411,73 @@ void LiveSession::choose_profile() {
     profile_ = load_profile("generic", dirs, error);
   }
   if (!profile_) note("no machine profile (" + error + "): energy cannot be modeled");
+  choose_plant(dirs);
+}
+
+// RUBATO_PLANT: the emulator's truth. Its machine is loaded here; a plant
+// that cannot be read is left off (one line), never the run.
+void LiveSession::choose_plant(const std::vector<std::string>& dirs) {
+  EmulatorPlant& plant = settings_.plant;
+  if (!plant.given) return;
+  if (settings_.backend != "emulated") {
+    note("RUBATO_PLANT is the emulator's truth; with RUBATO_BACKEND=" + settings_.backend + " it is not used");
+    plant.given = false;
+    return;
+  }
+  if (plant.profile.empty()) return;
+  std::string error;
+  plant_profile_ = load_profile(plant.profile, dirs, error);
+  if (!plant_profile_) {
+    say("rubato: RUBATO_PLANT profile=" + plant.profile + ": " + error +
+        " (accepted: a profile name or a JSON file); the plant is off, the emulator follows the settings");
+    plant.given = false;
+  }
+}
+
+// The machine energy is modelled with: the plant's where RUBATO_PLANT gives one.
+const MachineProfile* LiveSession::energy_law() const {
+  if (settings_.plant.given && plant_profile_) return &*plant_profile_;
+  return profile_ ? &*profile_ : nullptr;
+}
+
+// The emulator's meter for the closed loop: the plant's power (else the
+// profile's) at each call — every working worker at its domain's level, every
+// waiting one idle there, the uncore at the level in force — integrated over
+// the time since the last call. A model of the plant, said in the report.
+std::optional<double> LiveSession::emulated_energy_j() {
+  const MachineProfile* law = energy_law();
+  if (!law) return std::nullopt;
+  if (!emulated_power_) emulated_power_.emplace(*law);
+  const std::uint64_t now = clock_.now_ns();
+  double watts =
+      emulated_power_->uncore_w(operating_point_.uncore_hz() > 0 ? operating_point_.uncore_hz() : modeled_uncore_hz_);
+  for (WorkerId w = 0; w < engine_->max_workers(); ++w) {
+    if (!engine_->seen(w)) continue;
+    const double hz = engine_->frequency_hz(w);
+    watts += engine_->waiting(w) ? emulated_power_->idle_w(hz) : emulated_power_->busy_w(hz);
+  }
+  if (emulated_since_ns_ > 0) emulated_j_ += emulated_w_ * static_cast<double>(now - emulated_since_ns_) * 1e-9;
+  emulated_since_ns_ = now;
+  emulated_w_ = watts;
+  return emulated_j_;
 }
 
 // The frequency back-end (frequency/backend_registry.cpp) with the engine
 // attached; one that cannot take control falls back to dry-run.
 bool LiveSession::choose_backend(std::string& why) {
   BackendContext ctx{settings_, topology_, profile_ ? &*profile_ : nullptr, machine_max_hz_};
-  // The emulator follows min-energy's uncore level (none where RUBATO_UNCORE pins it: make_uncore_lever).
+  // The emulator follows min-energy's uncore level (none where RUBATO_UNCORE pins it: make_uncore_lever);
+  // a plant (RUBATO_PLANT) follows a pinned uncore too: the operating point then holds the pin.
   ctx.operating_point = settings_.policy.min_energy && settings_.uncore_hz <= 0 ? &operating_point_ : nullptr;
+  ctx.plant_profile = plant_profile_ ? &*plant_profile_ : nullptr;
+  if (settings_.plant.given && settings_.uncore_hz > 0 && profile_) {
+    const UncoreLadder ladder = UncoreLadder::from_profile(*profile_);
+    if (!ladder.empty()) {
+      operating_point_.set_reference_uncore_hz(ladder.fastest_hz());
+      operating_point_.set_uncore_hz(settings_.uncore_hz);
+      ctx.operating_point = &operating_point_;
+    }
+  }
   BackendChoice choice = choose_frequency_control(ctx);
   freq_ = std::move(choice.control);
   backend_note_ = std::move(choice.note);
@@ -533,6 +615,7 @@ void LiveSession::start_host(ThrottleActuator* throttle) noexcept {
       setup.uncore = uncore_lever_.get();
       setup.operating_point = &operating_point_;
       setup.model_label = "modeled:" + profile_->name;
+      if (settings_.min_energy_closed_loop) closed_loop_setup(setup);
     }
     std::vector<std::string> warnings;
     controllers_ = ControllerHost::start(std::move(setup), warnings);
@@ -546,10 +629,23 @@ void LiveSession::start_host(ThrottleActuator* throttle) noexcept {
   }
 }
 
+// min-energy's closed loop: its parameters, the meter it reads during the run
+// (RAPL where it reads, else the emulator's plant model; none on a dry run)
+// and the task types' names.
+void LiveSession::closed_loop_setup(ControllerSetup& setup) {
+  const std::string measured = meter_ ? "measured:" + std::string(meter_->name())
+                                      : "emulated meter:" + (energy_law() ? energy_law()->name : std::string("?"));
+  setup.learner = learner_params(*setup.min_energy, settings_.control_interval_s, profile_->transition_latency_s,
+                                 measured, setup.model_label);
+  if (meter_) setup.energy_j = [this] { return meter_->read_j(); };
+  else if (freq_->name() == "emulated") setup.energy_j = [this] { return emulated_energy_j(); };
+  setup.task_type_names = [this] { return task_types_.names(); };
+}
+
 void LiveSession::fill_energy(Report& r, double wall_s) {
   std::optional<double> modeled;
-  if (profile_) {
-    PowerModel model(*profile_);
+  if (const MachineProfile* law = energy_law()) {
+    PowerModel model(*law);
     RunActivity activity;
     activity.wall_s = wall_s;
     activity.uncore_hz = modeled_uncore_hz_;
@@ -585,7 +681,12 @@ void LiveSession::fill_energy(Report& r, double wall_s) {
   if (modeled) {
     r.energy.available = true;
     r.energy.joules = *modeled;
-    r.energy.source = "modeled:" + profile_->name;
+    r.energy.source = "modeled:" + energy_law()->name;
+    if (settings_.plant.given)
+      r.notes.push_back("energy modelled by the emulator's plant (RUBATO_PLANT: core " +
+                        std::to_string(settings_.plant.core) + ", uncore " + std::to_string(settings_.plant.uncore) +
+                        ", machine " + energy_law()->name + "); the policies believed profile " +
+                        (profile_ ? profile_->name : std::string("(none)")));
     r.energy.why_not.clear();
   } else {
     r.energy.available = false;

@@ -13,6 +13,18 @@
 
 namespace rubato {
 
+// RUBATO_PLANT: what the emulator's stretch and its energy obey — the
+// program's true shares and the machine's law — kept apart from what the
+// policies believe (RUBATO_PROFILE, the sensitivity settings), so that a
+// controller run on the emulator is graded by a law it was not told.
+struct EmulatorPlant {
+  bool given = false;
+  double core = 1.0;             // b_c of the emulated work
+  double uncore = 0.0;           // b_u
+  std::string profile;           // the plant's machine (power, knee): a name or a JSON path; "": RUBATO_PROFILE's
+  double uncore_exponent = 1.0;  // the uncore term's shape: g(fu)^G
+};
+
 struct Settings {
   bool enabled = true;
   PolicySpec policy;
@@ -39,7 +51,9 @@ struct Settings {
   // newer name: load_settings copies it into `beta` (it wins where both are given).
   double core_sensitivity = -1;
   double uncore_sensitivity = -1;
-  double max_time_loss = 0.05;  // min-energy: at most this much more time than at the fastest pair
+  double max_time_loss = 0.05;         // min-energy: at most this much more time than at the fastest pair
+  bool min_energy_closed_loop = true;  // RUBATO_MIN_ENERGY_LOOP: learn from measured durations (docs/min-energy.md)
+  EmulatorPlant plant;                 // RUBATO_PLANT
   std::uint32_t max_workers = 256;
   std::string counters = "auto";     // counter source: auto | papi | likwid | perf | proc | replay:<file> | none
   double control_interval_s = 0.01;  // EFS / affinity controller period

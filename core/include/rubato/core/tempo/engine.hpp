@@ -191,6 +191,9 @@ class Engine {
   std::optional<WorkSensitivity> work_sensitivity() const noexcept;
   // Working and waiting workers now: each seen worker's wait word, read relaxed.
   WorkerActivity activity() const noexcept;
+  // Whether worker w was seen and now waits (its wait word, read relaxed).
+  bool seen(WorkerId w) const noexcept;
+  bool waiting(WorkerId w) const noexcept;
 
   // ---- task types (task_type_stats.hpp) ------------------------------------
   // The type of the segment worker w starts next; called by w itself before

@@ -30,12 +30,22 @@ struct EmulatedUncore {
   double memory_bandwidth_knee_hz = 0;    // the profile's (ReferenceSetting)
   double fastest_uncore_hz = 0;           // the modelled uncore ladder's ends; 0: no ladder
   double slowest_uncore_hz = 0;
+  // RUBATO_PLANT: the work's true shares, which the stretch obeys instead of
+  // the operating point's (what min-energy believes), and the shape of the
+  // uncore term (g^exponent); the knee above is then the plant's.
+  bool plant = false;
+  WorkSensitivity plant_shares;
+  double uncore_exponent = 1.0;
 };
 
 // From the session's operating point (null: none) and the profile's uncore
 // ladder (its uncore_power table) and knee. No point, no profile or no
 // ladder: an EmulatedUncore that follows nothing.
 EmulatedUncore emulated_uncore(const OperatingPoint* point, const MachineProfile* profile);
+// The same obeying a plant: `shares` and `exponent`, the knee of `plant_profile`
+// (the plant's machine), the ladder of `profile` (the lever's).
+EmulatedUncore emulated_plant_uncore(const OperatingPoint* point, const MachineProfile* profile,
+                                     const MachineProfile* plant_profile, WorkSensitivity shares, double exponent);
 
 // Whether following the operating point can ever add time: a point, and the
 // slowest uncore level slows uncore-bound work (g > 1 there). Only then does
@@ -60,8 +70,8 @@ struct StretchCoefficients {
 // b_u = 0 the stretch is, bit for bit, the β model's). No level in force, or
 // its reference not yet visible: the β-only coefficients.
 void make_stretch_coefficients(StretchCoefficients& c, double uncore_hz, const WorkSensitivity& sensitivity,
-                               double reference_uncore_hz, double beta, double max_hz,
-                               double memory_bandwidth_knee_hz) noexcept;
+                               double reference_uncore_hz, double beta, double max_hz, double memory_bandwidth_knee_hz,
+                               double uncore_exponent = 1.0) noexcept;
 
 // A stretch in ns, from a double (saturating far beyond any real run).
 inline std::uint64_t stretch_ns_from(double extra_ns) noexcept {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,6 +24,10 @@ class EnergyMeter {
   virtual bool start(std::string& why) = 0;
   // Joules since start() with the source label; unavailable with why_not on failure.
   virtual EnergyFigure stop() noexcept = 0;
+  // Joules since start() while the run goes on (min-energy's closed loop
+  // reads it every control interval, on the controller thread); nullopt
+  // where this meter cannot be read before stop() or a reading failed.
+  virtual std::optional<double> read_j() noexcept { return std::nullopt; }
 };
 
 // The meters, in preference order: rapl (powercap), likwid (plugin_table.hpp).

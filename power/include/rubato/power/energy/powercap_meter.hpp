@@ -57,6 +57,7 @@ class PowercapMeter final : public EnergyMeter {
   bool usable(std::string& why) override;
   bool start(std::string& why) override;
   EnergyFigure stop() noexcept override;
+  std::optional<double> read_j() noexcept override;
 
  private:
   void poll();

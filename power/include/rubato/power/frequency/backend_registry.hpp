@@ -26,6 +26,8 @@ struct BackendContext {
   // min-energy's operating point (rubato/power/session/operating_point.hpp),
   // which the emulator follows; null where min-energy does not move the uncore.
   const OperatingPoint* operating_point = nullptr;
+  // RUBATO_PLANT's machine (the emulator's law; null: `profile`'s).
+  const MachineProfile* plant_profile = nullptr;
 };
 
 // in_auto: considered by RUBATO_BACKEND=auto.

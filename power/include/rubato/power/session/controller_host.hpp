@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,6 +26,7 @@
 #include "rubato/core/io/report.hpp"
 #include "rubato/core/config/settings.hpp"
 #include "rubato/core/efs/throttle_actuator.hpp"
+#include "rubato/core/min_energy/learner.hpp"
 #include "rubato/core/min_energy/min_energy_controller.hpp"
 #include "rubato/core/tempo/engine.hpp"
 #include "rubato/power/machine/profile.hpp"
@@ -61,6 +63,13 @@ struct ControllerSetup {
   UncoreControl* uncore = nullptr;
   OperatingPoint* operating_point = nullptr;
   std::string model_label;
+  // min-energy's closed loop (docs/min-energy.md): its parameters (nullopt:
+  // the open loop), the meter's joules since the start (unset or nullopt:
+  // none reads during the run) and the task types' names, both called on the
+  // controller thread.
+  std::optional<min_energy::LearnerParams> learner;
+  std::function<std::optional<double>()> energy_j;
+  std::function<std::vector<std::string>()> task_type_names;
 };
 
 // The setup a run's settings give (policy, RUBATO_COUNTERS, RUBATO_CONTROL_INTERVAL)

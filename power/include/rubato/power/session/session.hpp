@@ -58,6 +58,14 @@ class Session {
   // nullptr where the policy has no min-energy. Lives until the session ends.
   virtual const OperatingPoint* operating_point() const noexcept { return nullptr; }
 
+  // The closed loop's task types (rubato/core/tempo/task_type_stats.hpp):
+  // the type of the kind of task whose code `code` stands for (OMPT's
+  // codeptr_ra, a oneTBB task's vtable), for Engine::set_task_type before
+  // each segment. 0 (untyped) where the engine records no types (call it
+  // only when engine().records_task_types()) or `code` is 0. Thread-safe; a
+  // lock the first time a code is met: front-ends cache the answer per thread.
+  virtual TaskType task_type_for(std::uint64_t /*code*/) noexcept { return kUntypedTask; }
+
   // Adds a line to the report's notes (e.g. "steals not observed in preload mode").
   virtual void note(std::string line) noexcept = 0;
   // Counts an error caught inside a callback (reported at finish).
