@@ -42,9 +42,12 @@ struct PlantType {
   double reference_ns = 1e6;
   std::function<double(int core, int uncore)> time_factor;
   std::uint64_t per_interval = 200;
+  double spread = 0.02;  // each segment × U[1 − spread, 1 + spread]
 };
 
 struct Loop {
+  Loop() = default;
+  explicit Loop(LearnerParams p) : learner(std::move(p)) {}
   Learner learner{params()};
   std::vector<PlantType> types;
   // Energy per interval, where a meter reads it: f(core levels by type, uncore level).
@@ -76,7 +79,7 @@ struct Loop {
         double sum = 0, sq = 0;
         for (std::uint64_t k = 0; k < p.per_interval; ++k) {
           jitter = jitter * 6364136223846793005ull + 1442695040888963407ull;
-          const double x = mean * (1 + 0.02 * (static_cast<double>(jitter >> 40) / (1ull << 24) * 2 - 1));
+          const double x = mean * (1 + p.spread * (static_cast<double>(jitter >> 40) / (1ull << 24) * 2 - 1));
           sum += x;
           sq += (x * 1e-3) * (x * 1e-3);
         }
@@ -226,4 +229,59 @@ TEST_CASE("MinEnergy.Learner.ShortTypesStayAtTheReference", "[core][min-energy][
   loop.learner.fill_report(r, {});
   REQUIRE(r.learned_types.size() == 1);
   CHECK(r.learned_types[0].source.find("too short") != std::string::npos);
+}
+
+TEST_CASE("MinEnergy.Learner.UnmeasurableWorkFollowsTheSeedsOrStays", "[core][min-energy][learner]") {
+  // Three segments an interval, each 0.1x to 1.9x its mean: no reference to
+  // 2 % in 36 intervals. With shares from the settings the model's levels
+  // for them (the open loop's); without, the reference. Never a guess.
+  LearnerParams seeded = params();
+  seeded.fallbacks.settings_core = 0.05;
+  seeded.fallbacks.settings_uncore = 0.0;
+  const PlantType noisy{1, 5e6, [](int, int) { return 1.0; }, 3, 0.9};
+  Loop with_seeds(seeded);
+  with_seeds.types = {noisy};
+  with_seeds.run(60);
+  const FrequencyPairEstimate model = choose_frequency_pair({0.05, 0.0}, seeded.model, 20, 0, seeded.max_time_loss);
+  CHECK(with_seeds.now_decision().stage == "steady");
+  CHECK(with_seeds.now_decision().core_ceiling == static_cast<Level>(model.core_level));
+  CHECK(with_seeds.now_decision().uncore_level == model.uncore_level);
+  CHECK(model.core_level > 0);
+  Loop without;
+  without.types = {noisy};
+  without.run(60);
+  CHECK(without.now_decision().core_ceiling == 0);
+  CHECK(without.now_decision().uncore_level == 0);
+  Report r;
+  without.learner.fill_report(r, {});
+  REQUIRE(r.learned_types.size() == 1);
+  CHECK(r.learned_types[0].source.find("too few or too varied") != std::string::npos);
+}
+
+TEST_CASE("MinEnergy.Learner.NoSegmentEndsFollowsTheSeeds", "[core][min-energy][learner]") {
+  // Workers run and no segment ends (tasks as long as the run): after 36
+  // intervals the seeds' levels.
+  LearnerParams seeded = params();
+  seeded.fallbacks.settings_core = 0.05;
+  seeded.fallbacks.settings_uncore = 0.0;
+  Loop loop(seeded);
+  loop.run(40);  // no types: nothing ends
+  CHECK(loop.now_decision().core_ceiling > 0);
+}
+
+TEST_CASE("MinEnergy.Learner.FasterThanTheReferenceTellsNothing", "[core][min-energy][learner]") {
+  // Work that gets 30 % faster at every slower core level (its tasks changed,
+  // not the clock): no such level is kept as good.
+  Loop loop;
+  loop.types = {{1, 1e6, [](int c, int u) { return c == 0 && u == 0 ? 1.0 : 0.7; }}};
+  loop.run(300);
+  Report r;
+  loop.learner.fill_report(r, {});
+  bool said = false;
+  for (const LearningProbe& p : r.learning_probes) {
+    if (p.lever == "core" && p.level > 0) CHECK_FALSE(p.kept);
+    said = said || p.why.find("the work, not the clocks, changed") != std::string::npos;
+  }
+  CHECK(said);
+  CHECK(loop.now_decision().core_ceiling == 0);
 }

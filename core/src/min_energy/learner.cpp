@@ -18,6 +18,12 @@ constexpr double kEnergyTolerance = 0.003;
 // The galloping search's longest step: a probe too far down a long ladder
 // (19 uncore levels) costs more time than the steps it saves.
 constexpr int kMaxGallop = 4;
+// A measurement near the bound's edge is judged once its own standard error is this small.
+constexpr double kPreciseShare = 0.006;
+// A reference whose mean is known no better than this cannot judge a 5 % bound: the phase is not measurable.
+constexpr double kMeasurableShare = 0.02;
+// Relearnings a phase gets on drift; after them its durations are taken as too varied to watch.
+constexpr int kMaxRelearn = 2;
 
 std::string percent(double x) {
   char buf[32];
@@ -29,13 +35,17 @@ std::string percent(double x) {
 
 // ---- the search --------------------------------------------------------------
 
-void Learner::Search::start(int levels, std::optional<int> seed) {
+void Learner::Search::start(int levels, std::optional<int> seeded) {
   lo_ok = 0;
   hi_bad = std::max(1, levels);
   step = 1;
   missed = false;
   trying = -1;
-  if (seed && *seed > 0 && *seed < hi_bad) trying = -2 - *seed;  // a seed pending: tried first
+  seed = -1;
+  if (seeded && *seeded > 0 && *seeded < hi_bad) {
+    trying = -2 - *seeded;  // a seed pending: tried first
+    seed = *seeded;
+  }
 }
 
 int Learner::Search::next() {
@@ -87,13 +97,15 @@ std::string Learner::stage_name(Stage s) const {
   return "?";
 }
 
-// Intervals to drop after a change: one, and as many as the longest measured
-// segment spans (a segment that began before the change ran at two settings).
+// Intervals to drop after a change: as many as a long segment spans (1.5 ×
+// the longest type's mean), at least one — a segment that began before the
+// change ran at two settings, and one that ends in the interval after these
+// began after it.
 int Learner::settle_intervals() const {
   double longest = 0;
   for (const auto& [t, ts] : types_)
     if (ts.has_reference) longest = std::max(longest, ts.reference_mean);
-  return 1 + static_cast<int>(std::ceil(longest * 1e-9 / std::max(1e-6, params_.interval_s)));
+  return std::max(1, static_cast<int>(std::ceil(1.5 * longest * 1e-9 / std::max(1e-6, params_.interval_s))));
 }
 
 void Learner::observe_types(const LearnerInput& in, std::map<TaskType, std::map<Level, Stat>>& by_type) {
@@ -182,10 +194,61 @@ void Learner::accumulate(const LearnerInput& in, const std::map<TaskType, std::m
 
 bool Learner::enough(const std::vector<TaskType>& types, bool all) const {
   if (m_.intervals < 1) return false;
+  bool judged = false;  // at least one type measured: nothing else can tell a setting good
   for (TaskType t : types) {
     if (!all && !types_.at(t).has_reference) continue;
+    judged = true;
     const auto it = m_.at_ceiling.find(t);
     if (it == m_.at_ceiling.end() || it->second.n < static_cast<double>(params_.min_segments)) return false;
+  }
+  return judged;
+}
+
+// The largest relative standard error of a type's mean in the measurement (1: none measured).
+double Learner::reference_spread(const std::vector<TaskType>& types) const {
+  double worst = 0;
+  bool any = false;
+  for (TaskType t : types) {
+    const auto it = m_.at_ceiling.find(t);
+    if (it == m_.at_ceiling.end() || it->second.n < 2 || !(it->second.mean() > 0)) continue;
+    any = true;
+    worst = std::max(worst, std::sqrt(it->second.variance() / it->second.n) / it->second.mean());
+  }
+  return any ? worst : 1.0;
+}
+
+// A phase whose segments are too few or too varied for any probe to tell a
+// level from the reference: the levels the counters or the settings point
+// to, through the model (the open loop's choice), where they say anything;
+// else the reference. Never a guess of its own.
+void Learner::follow_seeds(Phase& ph) {
+  ph.unmeasurable = true;
+  ph.stage = Stage::steady;
+  ph.per_type = false;
+  const std::optional<FrequencyPairEstimate> uncore = seeded_pair(false);
+  const std::optional<FrequencyPairEstimate> core = seeded_pair(true);
+  ph.mix_level = core ? static_cast<Level>(core->core_level) : 0;
+  ph.uncore_level = uncore ? static_cast<int>(uncore->uncore_level) : 0;
+  for (TaskType t : ph.signature)
+    types_[t].source = uncore || core ? "durations too few or too varied to measure: the counters' or settings' levels"
+                                      : "durations too few or too varied to measure: at the reference";
+}
+
+bool Learner::any_measured(const std::vector<TaskType>& types) const {
+  for (TaskType t : types)
+    if (const auto it = m_.at_ceiling.find(t);
+        it != m_.at_ceiling.end() && it->second.n >= static_cast<double>(params_.min_segments))
+      return true;
+  return false;
+}
+
+bool Learner::reference_precise(const std::vector<TaskType>& types) const {
+  for (TaskType t : types) {
+    if (types_.at(t).has_reference) continue;  // kept from an earlier phase
+    const auto it = m_.at_ceiling.find(t);
+    if (it == m_.at_ceiling.end() || !(it->second.mean() > 0)) return false;
+    const Stat& st = it->second;
+    if (std::sqrt(st.variance() / st.n) / st.mean() > params_.reference_rel_se) return false;
   }
   return true;
 }
@@ -215,7 +278,7 @@ double Learner::modelled_power_w(const Phase& ph, int uncore_level, const std::m
 Learner::Evaluation Learner::evaluate(const Phase& ph, const std::vector<TaskType>& types, int uncore_level,
                                       const std::map<TaskType, Level>& levels) const {
   Evaluation e;
-  double tf = 0, var = 0, weights = 0;
+  double tf = 0, var = 0, var_own = 0, weights = 0;
   for (TaskType t : types) {
     const auto it = m_.at_ceiling.find(t);
     const TypeState& ts = types_.at(t);
@@ -225,16 +288,18 @@ Learner::Evaluation Learner::evaluate(const Phase& ph, const std::vector<TaskTyp
     const Stat& st = it->second;
     const double w = st.n * ts.reference_mean;
     const double f = st.mean() / ts.reference_mean;
-    const double rel = st.variance() / (st.n * st.mean() * st.mean()) +
-                       ts.reference_var / (std::max(1.0, ts.reference.n) * ts.reference_mean * ts.reference_mean);
+    const double own = st.variance() / (st.n * st.mean() * st.mean());
+    const double rel = own + ts.reference_var / (std::max(1.0, ts.reference.n) * ts.reference_mean * ts.reference_mean);
     tf += w * f;
     var += w * w * f * f * rel;
+    var_own += w * w * f * f * own;
     weights += w;
     e.segments += static_cast<std::uint64_t>(st.n);
   }
   if (weights > 0) {
     e.time_factor = tf / weights;
     e.se = std::sqrt(var) / weights;
+    e.se_own = std::sqrt(var_own) / weights;
   }
   e.modelled_energy_per_work = e.time_factor * modelled_power_w(ph, uncore_level, levels);
   // Measured: the meter's power over the measurement times the time each
@@ -243,7 +308,8 @@ Learner::Evaluation Learner::evaluate(const Phase& ph, const std::vector<TaskTyp
   // too coarse a count of work (tasks finishing together: ±20 % per interval).
   const double working = m_.intervals > 0 ? m_.working / m_.intervals : 0;
   if (m_.energy_measured && m_.metered_s > 0 && working > 0) {
-    e.energy_per_work = m_.energy_j / m_.metered_s * e.time_factor / working;
+    e.measured_power_w = m_.energy_j / m_.metered_s / working;
+    e.energy_per_work = e.measured_power_w * e.time_factor;
     e.measured_energy = true;
   } else {
     e.energy_per_work = e.modelled_energy_per_work;
@@ -251,13 +317,21 @@ Learner::Evaluation Learner::evaluate(const Phase& ph, const std::vector<TaskTyp
   return e;
 }
 
-// The bound a setting must keep: the run's, less what probes have lost
-// beyond it so far, spread over as much work again as has run (the rest of
-// the run is unknown; as long again is the even guess).
-bool Learner::within_bound(const Evaluation& e) const noexcept {
-  const double debt = reference_ns_ > 0 ? probe_excess_ns_ / reference_ns_ : 0.0;
-  return e.time_factor + params_.z * e.se <= 1.0 + std::max(0.0, params_.max_time_loss - debt);
+// The bound a setting must keep: the run's, less what probes had lost
+// beyond it when this search started, spread over as much work again as had
+// run (the rest of the run is unknown; as long again is the even guess) —
+// fixed for the search, so that one level is judged as the one before it.
+// A level no slower than the last good one (their difference within its
+// 95 % interval) is good while it keeps the run's own bound: a step that
+// costs no time is taken at the edge of the bound too.
+bool Learner::within_bound(const Evaluation& e, const Evaluation* previous) const noexcept {
+  if (e.time_factor + params_.z * e.se <= 1.0 + std::max(0.0, params_.max_time_loss - search_debt_)) return true;
+  if (!previous || e.time_factor + params_.z * e.se > 1.0 + params_.max_time_loss) return false;
+  // Both against the same reference: its error is common to them and cancels.
+  return e.time_factor - previous->time_factor <= params_.z * std::hypot(e.se_own, previous->se_own);
 }
+
+double Learner::debt_now() const noexcept { return reference_ns_ > 0 ? probe_excess_ns_ / reference_ns_ : 0.0; }
 bool Learner::clearly_beyond(const Evaluation& e) const noexcept {
   return e.time_factor - params_.z * e.se > 1.0 + params_.max_time_loss;
 }
@@ -291,38 +365,75 @@ void Learner::finish_reference(Phase& ph) {
 // measured as they are (level 0, the search's start), then the search.
 void Learner::start_uncore(Phase& ph) {
   if (params_.model.uncore_levels() <= 1) return settle_steady(ph);
+  search_debt_ = debt_now();
   ph.stage = Stage::uncore;
   ph.uncore_eval.clear();
   ph.uncore_bad.clear();
-  ph.uncore.start(static_cast<int>(params_.model.uncore_levels()), seeded_uncore_level(ph));
-  ph.uncore.refine(0);
+  const std::optional<FrequencyPairEstimate> seed = seeded_pair(false);
+  ph.uncore.start(static_cast<int>(params_.model.uncore_levels()),
+                  seed ? std::optional<int>(static_cast<int>(seed->uncore_level)) : std::nullopt);
+  if (seed) ph.uncore.seed_time_factor = seed->time_factor;
   ph.uncore_level = 0;
+  // The search starts from the core levels as measured: the mix's probe of
+  // the level chosen (or the reference), else — types at levels of their own,
+  // never measured together — a measurement of them first.
+  const auto mix = ph.core_eval.find(kMix);
+  if (!ph.per_type && mix != ph.core_eval.end() && mix->second.count(ph.mix_level)) {
+    ph.uncore_eval[0] = mix->second.at(ph.mix_level);
+    ph.uncore_level = ph.uncore.next();
+  } else if (!ph.per_type && ph.mix_level == 0) {
+    ph.uncore_eval[0] = ph.reference_eval;
+    ph.uncore_level = ph.uncore.next();
+  } else {
+    ph.uncore.refine(0);
+  }
 }
 
 // A first uncore level from what counters or the settings say of the work's
 // share, through the model: the level its least-energy pair within the bound
 // has. The durations still judge it.
-std::optional<int> Learner::seeded_uncore_level(const Phase& ph) const {
-  std::optional<double> share = counter_uncore_share_;
-  std::string from = "counters";
-  if (!share && params_.fallbacks.settings_uncore) {
-    share = params_.fallbacks.settings_uncore;
-    from = "settings";
-  }
-  if (!share) return std::nullopt;
+std::optional<FrequencyPairEstimate> Learner::seeded_pair(bool core_lever) const {
   WorkSensitivity s;
-  s.uncore = std::clamp(*share, 0.0, 1.0);
+  if (core_lever) {  // counters tell nothing of b_c: only the settings seed the core
+    if (!params_.fallbacks.settings_core) return std::nullopt;
+    s.uncore = std::clamp(counter_uncore_share_.value_or(params_.fallbacks.settings_uncore.value_or(0.0)), 0.0, 1.0);
+  } else {
+    const std::optional<double> share =
+        counter_uncore_share_ ? counter_uncore_share_ : params_.fallbacks.settings_uncore;
+    if (!share) return std::nullopt;
+    s.uncore = std::clamp(*share, 0.0, 1.0);
+  }
   s.core = std::clamp(params_.fallbacks.settings_core.value_or(params_.fallbacks.profile.core), 0.0, 1.0 - s.uncore);
   const double intervals = std::max(1, m_.intervals);
   const int working = std::max(1, static_cast<int>(std::lround(m_.working / intervals)));
   const int waiting = static_cast<int>(std::lround(m_.waiting / intervals));
   try {
-    const FrequencyPairEstimate pair = choose_frequency_pair(s, params_.model, working, waiting, params_.max_time_loss);
-    (void)ph;
-    return static_cast<int>(pair.uncore_level);
+    return choose_frequency_pair(s, params_.model, working, waiting, params_.max_time_loss);
   } catch (const std::invalid_argument&) {
     return std::nullopt;
   }
+}
+
+// A seeded level (the counters' or the settings' choice through the model)
+// that the durations cannot judge — too few or too varied segments to tell
+// it within the bound, but nothing shows it beyond — is kept: the durations
+// override a seed only with what they show. The meter still undoes it where
+// it reads more power per working worker; its energy is ranked by the
+// model's time factor for it.
+void Learner::accept_seed(const Search& s, int level, Evaluation& e, Verdict& v, std::string& why,
+                          const Evaluation* previous) const {
+  if (s.seed != level || v != Verdict::bad || early_ || clearly_beyond(e)) return;
+  if (e.measured_energy && previous && previous->measured_energy &&
+      e.measured_power_w > previous->measured_power_w * (1 + kEnergyTolerance)) {
+    why = "the seeded level draws " + percent(e.measured_power_w / previous->measured_power_w - 1) + " more power";
+    return;
+  }
+  v = Verdict::good;
+  why = "the seeded level; the durations do not show it beyond the bound (" + why + ")";
+  const double scale = s.seed_time_factor / std::max(1e-9, e.time_factor);
+  e.energy_per_work *= scale;
+  e.modelled_energy_per_work *= scale;
+  e.time_factor = s.seed_time_factor;
 }
 
 void Learner::record_probe(const Phase& ph, const std::string& lever, int level, TaskType type, const Evaluation& e,
@@ -349,14 +460,25 @@ void Learner::record_probe(const Phase& ph, const std::string& lever, int level,
 // The time verdict on the measurement in force: bad when clearly beyond the
 // bound (also while it settles), good within it once there are segments
 // enough, bad when it stayed undecided for max_measure_intervals; else pending.
-Learner::Verdict Learner::time_verdict(const Evaluation& e, const std::vector<TaskType>& types,
-                                       std::string& why) const {
+Learner::Verdict Learner::time_verdict(const Evaluation& e, const std::vector<TaskType>& types, std::string& why,
+                                       const Evaluation* previous) const {
   if (m_.intervals >= 1 && clearly_beyond(e) && e.segments >= 5) {
     why = "time " + percent(e.time_factor - 1) + " beyond the bound";
     return Verdict::bad;
   }
   if (early_) return Verdict::pending;
-  if (enough(types) && within_bound(e)) {
+  // Faster than the reference at a slower setting: the work changed, not the
+  // clock (segments too varied for their type's reference): nothing told.
+  if (e.segments > 0 && e.time_factor + params_.z * e.se < 1 - params_.drift) {
+    why = "time " + percent(e.time_factor - 1) +
+          ": faster than the reference at a slower setting, so the work, "
+          "not the clocks, changed; the durations tell nothing here";
+    return Verdict::bad;
+  }
+  // Good: within the bound, and either well within it or measured to 0.6 %
+  // (near the edge one interval's noise decides too much).
+  const bool precise = e.se_own <= kPreciseShare || e.time_factor + params_.z * e.se <= 1 + params_.max_time_loss / 2;
+  if (e.segments > 0 && enough(types) && precise && within_bound(e, previous)) {
     why = "time " + percent(e.time_factor - 1) + " within the bound";
     return Verdict::good;
   }
@@ -371,15 +493,18 @@ Learner::Verdict Learner::time_verdict(const Evaluation& e, const std::vector<Ta
 void Learner::advance_uncore(Phase& ph) {
   const std::vector<TaskType>& types = ph.signature;
   const int level = ph.uncore.trying;
-  const Evaluation e = evaluate(ph, types, level, ph.level);
+  Evaluation e = evaluate(ph, types, level, ph.level);
   std::string why;
-  Verdict v = time_verdict(e, types, why);
+  const auto last_good = ph.uncore_eval.find(ph.uncore.lo_ok);
+  const Evaluation* previous = level > 0 && last_good != ph.uncore_eval.end() ? &last_good->second : nullptr;
+  Verdict v = time_verdict(e, types, why, previous);
   if (v == Verdict::pending) return;
-  if (v == Verdict::good && level > 0 && ph.uncore_eval.count(ph.uncore.lo_ok)) {
-    const Evaluation& previous = ph.uncore_eval.at(ph.uncore.lo_ok);
-    const bool measured = e.measured_energy && previous.measured_energy;
+  const bool seeded = level == ph.uncore.seed;
+  accept_seed(ph.uncore, level, e, v, why, previous);
+  if (v == Verdict::good && !seeded && previous) {
+    const bool measured = e.measured_energy && previous->measured_energy;
     const double now_e = measured ? e.energy_per_work : e.modelled_energy_per_work;
-    const double before_e = measured ? previous.energy_per_work : previous.modelled_energy_per_work;
+    const double before_e = measured ? previous->energy_per_work : previous->modelled_energy_per_work;
     if (now_e > before_e * (1 + (measured ? kEnergyTolerance : 0.0))) {
       v = Verdict::bad;
       why = std::string(measured ? "measured" : "modelled") + " energy per work " + percent(now_e / before_e - 1) +
@@ -447,19 +572,24 @@ void Learner::start_core(Phase& ph) {
   ph.core_eval.clear();
   ph.uncore_level = 0;
   if (levels <= 1) return start_uncore(ph);
+  search_debt_ = debt_now();
   const double shortest_ns = 5 * params_.transition_latency_s * 1e9;
   bool per_type = params_.per_type_core && ph.signature.size() > 1;
   for (TaskType t : ph.signature) per_type = per_type && types_[t].reference_mean >= shortest_ns && t != kUntypedTask;
   ph.per_type = per_type;
   const Evaluation at_uncore = ph.reference_eval;
+  const std::optional<FrequencyPairEstimate> seed = seeded_pair(true);
+  const std::optional<int> seed_level = seed ? std::optional<int>(static_cast<int>(seed->core_level)) : std::nullopt;
   if (per_type) {
     for (TaskType t : ph.signature) {
-      ph.core[t].start(levels, std::nullopt);
+      ph.core[t].start(levels, seed_level);
+      if (seed) ph.core[t].seed_time_factor = seed->time_factor;
       ph.level[t] = ph.core[t].next();
       ph.core_eval[t][0] = at_uncore;
     }
   } else {
-    ph.core[kMix].start(levels, std::nullopt);
+    ph.core[kMix].start(levels, seed_level);
+    if (seed) ph.core[kMix].seed_time_factor = seed->time_factor;
     ph.mix_level = ph.core[kMix].next();
     ph.core_eval[kMix][0] = at_uncore;
   }
@@ -475,7 +605,9 @@ void Learner::advance_core(Phase& ph) {
   for (TaskType key : tried) {
     const std::vector<TaskType> types = key == kMix ? ph.signature : std::vector<TaskType>{key};
     evals[key] = evaluate(ph, types, 0, ph.level);
-    verdicts[key] = time_verdict(evals[key], types, whys[key]);
+    const auto& good = ph.core_eval[key];
+    const auto last_good = good.find(ph.core[key].lo_ok);
+    verdicts[key] = time_verdict(evals[key], types, whys[key], last_good != good.end() ? &last_good->second : nullptr);
     all_decided = all_decided && verdicts[key] != Verdict::pending;
     any_beyond = any_beyond || (verdicts[key] == Verdict::bad && clearly_beyond(evals[key]));
   }
@@ -498,7 +630,10 @@ void Learner::advance_core(Phase& ph) {
 void Learner::conclude_core(Phase& ph, TaskType key, Evaluation e, Verdict v, std::string why) {
   Search& s = ph.core[key];
   const int level = s.trying;
-  if (v == Verdict::good) {
+  const auto last_good = ph.core_eval[key].find(s.lo_ok);
+  const bool seeded = level == s.seed;
+  accept_seed(s, level, e, v, why, last_good != ph.core_eval[key].end() ? &last_good->second : nullptr);
+  if (v == Verdict::good && !seeded) {
     const Evaluation& previous = ph.core_eval[key].at(s.lo_ok);
     const bool measured = e.measured_energy && previous.measured_energy;
     double energy = measured ? e.energy_per_work : e.modelled_energy_per_work;
@@ -573,9 +708,11 @@ void Learner::relearn(Phase& ph, const std::string& why) {
   }
   const std::uint64_t id = ph.id;
   const std::vector<TaskType> sig = ph.signature;
+  const int relearnt = ph.relearnt + 1;
   ph = Phase{};
   ph.signature = sig;
   ph.id = id;
+  ph.relearnt = relearnt;
 }
 
 void Learner::watch_steady(Phase& ph) {
@@ -585,7 +722,9 @@ void Learner::watch_steady(Phase& ph) {
   }
   const Evaluation e = evaluate(ph, ph.signature, ph.uncore_level, ph.level);
   // Drift: a type measures far from what its probe measured at these levels.
-  for (TaskType t : ph.signature) {
+  // A phase relearnt twice has durations too varied to watch this way: it
+  // keeps its levels (the bound's watch below still backs off).
+  for (TaskType t : ph.relearnt < kMaxRelearn ? ph.signature : std::vector<TaskType>{}) {
     const auto it = m_.at_ceiling.find(t);
     const double expected = ph.expected_mean[t];
     if (it == m_.at_ceiling.end() || !(expected > 0)) continue;
@@ -662,6 +801,9 @@ void Learner::change(LearnerDecision d, double) {
 
 // Nothing runs: the uncore at its lowest level (no work needs it) until work returns.
 void Learner::go_idle(double now_s) {
+  // Only with the levels chosen: a measurement under way (a reference, a
+  // probe) is kept over the wait, not ended by it.
+  if (phases_.empty() || phases_[phase_].stage != Stage::steady) return;
   if (!idle_ && current_) {
     idle_ = true;
     LearnerDecision d = *current_;
@@ -716,10 +858,23 @@ void Learner::measure(Phase& ph, const LearnerInput& in, const std::map<TaskType
   accumulate(in, by_type);
   switch (ph.stage) {
     case Stage::reference:
-      // Every type's references, or what there is after twice the longest measurement.
-      if (enough(ph.signature, true) || m_.intervals >= 2 * params_.max_measure_intervals) {
+      // Every type's reference to its precision, or what there is after three
+      // times the longest measurement once some type has its segments (it
+      // costs nothing to wait: long tasks need long).
+      if (enough(ph.signature, true) && reference_precise(ph.signature)) {
         finish_reference(ph);
         change(decision_for(ph, "references measured at the fastest pair"), in.now_s);
+      } else if (m_.intervals >= 3 * params_.max_measure_intervals) {
+        if (any_measured(ph.signature) && reference_spread(ph.signature) <= kMeasurableShare) {
+          finish_reference(ph);
+          change(decision_for(ph, "references measured at the fastest pair"), in.now_s);
+        } else {
+          follow_seeds(ph);
+          change(decision_for(ph, ph.mix_level == 0 && ph.uncore_level == 0
+                                      ? "durations cannot measure this phase and nothing seeds it: at the reference"
+                                      : "durations cannot measure this phase: the counters' or settings' levels"),
+                 in.now_s);
+        }
       }
       break;
     case Stage::uncore:
@@ -731,6 +886,11 @@ void Learner::measure(Phase& ph, const LearnerInput& in, const std::map<TaskType
       change(decision_for(ph, ph.stage == Stage::core ? "probing the core" : "core levels chosen"), in.now_s);
       break;
     case Stage::steady:
+      if (ph.unmeasurable) {
+        follow_seeds(ph);  // the counters move: the model's levels for them, as the open loop's
+        change(decision_for(ph, "durations cannot measure this phase: the counters' or settings' levels"), in.now_s);
+        break;
+      }
       watch_steady(ph);
       change(decision_for(ph, ph.stage == Stage::steady ? "steady" : "relearning"), in.now_s);
       break;
@@ -757,6 +917,14 @@ std::optional<LearnerDecision> Learner::step(const LearnerInput& in) {
       if (!phases_.empty()) change(decision_for(phases_[phase_], "workers run again"), in.now_s);
     }
     follow_phase(signature_of(by_type), in.now_s);
+    // Workers that run without ending a segment for three times the longest
+    // measurement (tasks as long as the run): nothing to measure, the seeds.
+    blind_intervals_ = phases_.empty() && by_type.empty() ? blind_intervals_ + 1 : 0;
+    if (phases_.empty() && blind_intervals_ >= 3 * params_.max_measure_intervals) {
+      enter_phase({});
+      follow_seeds(phases_[phase_]);
+      change(decision_for(phases_[phase_], "no segment ends to measure: the counters' or settings' levels"), in.now_s);
+    }
     if (!phases_.empty()) measure(phases_[phase_], in, by_type);
   }
   if (!current_) {
@@ -786,6 +954,7 @@ void Learner::fill_report(Report& r, const std::vector<std::string>& type_names)
     lt.core_level = ts.level;
     lt.source = ts.too_short ? "too short to measure (mean segment under " + std::to_string(params_.min_type_ns) +
                                    " ns): at the reference"
+                : ts.source.rfind("durations too few", 0) == 0 ? ts.source
                 : !ts.has_reference ? "too few segments or too little of the work to measure: at the reference"
                                     : ts.source;
     // Implied shares, through the model's form, from the slowest probes

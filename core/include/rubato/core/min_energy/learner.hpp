@@ -72,6 +72,10 @@ struct LearnerParams {
   // the phase, the drift that relearns, the one-sided confidence quantile.
   std::uint64_t min_segments = 30;
   int max_measure_intervals = 12;
+  // The reference is measured until each type's mean is known to this
+  // relative standard error (it costs no time: the fastest pair), or for at
+  // most three times the longest measurement: every probe is judged against it.
+  double reference_rel_se = 0.004;
   double min_type_ns = 1000;
   double dominant_share = 0.05;
   double drift = 0.15;
@@ -132,13 +136,15 @@ class Learner {
 
   // The galloping search over one ladder (public for its tests).
   struct Search {
-    int lo_ok = 0;          // the slowest level known good (0: the fastest, the reference)
-    int hi_bad = 1;         // the fastest level known bad (levels: none)
-    int step = 1;           // galloping: the next try is lo_ok + step
-    bool missed = false;    // a try failed: bisect from now on
-    int trying = -1;        // the level being measured; -1: none
-    bool refining = false;  // trying a level next to the best (refine), outside the search
-    void start(int levels, std::optional<int> seed);
+    int lo_ok = 0;                  // the slowest level known good (0: the fastest, the reference)
+    int hi_bad = 1;                 // the fastest level known bad (levels: none)
+    int step = 1;                   // galloping: the next try is lo_ok + step
+    bool missed = false;            // a try failed: bisect from now on
+    int trying = -1;                // the level being measured; -1: none
+    bool refining = false;          // trying a level next to the best (refine), outside the search
+    int seed = -1;                  // the level counters or the settings pointed to (-1: none)
+    double seed_time_factor = 1.0;  // the model's time factor there
+    void start(int levels, std::optional<int> seeded);
     bool done() const noexcept { return hi_bad - lo_ok <= 1 && trying < 0; }
     int next();  // the next level to try (sets trying); only when !done()
     void result(bool good);
@@ -163,8 +169,10 @@ class Learner {
   };
   struct Evaluation {  // one setting, measured
     double time_factor = 1, se = 0;
+    double se_own = 0;                    // the part of se from this measurement alone (not the reference's)
     double energy_per_work = 0;           // J per reference second: measured where it was, else modelled
     double modelled_energy_per_work = 0;  // the model's power times the measured time factor
+    double measured_power_w = 0;          // the meter's, per working worker
     bool measured_energy = false;
     std::uint64_t segments = 0;
   };
@@ -200,6 +208,8 @@ class Learner {
     // Steady: what each type measured at the setting when it was chosen.
     std::map<TaskType, double> expected_mean;
     bool backed_off = false;
+    int relearnt = 0;           // times its references were taken again (drift)
+    bool unmeasurable = false;  // its durations cannot judge a level: it follows the seeds
     std::uint64_t id = 0;
   };
   // Accumulated since the setting last changed (after the settle interval).
@@ -221,15 +231,21 @@ class Learner {
   // Whether the measurement has min_segments of each of `types` (those with a
   // reference, unless `all`) over at least one interval.
   bool enough(const std::vector<TaskType>& types, bool all = false) const;
+  bool reference_precise(const std::vector<TaskType>& types) const;
+  bool any_measured(const std::vector<TaskType>& types) const;
+  double reference_spread(const std::vector<TaskType>& types) const;
+  void follow_seeds(Phase& ph);
   Evaluation evaluate(const Phase& ph, const std::vector<TaskType>& types, int uncore_level,
                       const std::map<TaskType, Level>& levels) const;
   double modelled_power_w(const Phase& ph, int uncore_level, const std::map<TaskType, Level>& levels) const;
-  bool within_bound(const Evaluation& e) const noexcept;
+  bool within_bound(const Evaluation& e, const Evaluation* previous = nullptr) const noexcept;
+  double debt_now() const noexcept;
   bool clearly_beyond(const Evaluation& e) const noexcept;
   void finish_reference(Phase& ph);
   void advance_uncore(Phase& ph);
   void advance_core(Phase& ph);
-  Verdict time_verdict(const Evaluation& e, const std::vector<TaskType>& types, std::string& why) const;
+  Verdict time_verdict(const Evaluation& e, const std::vector<TaskType>& types, std::string& why,
+                       const Evaluation* previous = nullptr) const;
   void conclude_core(Phase& ph, TaskType key, Evaluation e, Verdict v, std::string why);
   double type_energy(const Phase& ph, double time_factor, int level) const;
   void start_core(Phase& ph);
@@ -242,7 +258,11 @@ class Learner {
   void settle_steady(Phase& ph);
   void watch_steady(Phase& ph);
   void relearn(Phase& ph, const std::string& why);
-  std::optional<int> seeded_uncore_level(const Phase& ph) const;
+  // The model's pair for what counters or the settings say of the work's
+  // shares (core_lever: only where the settings give b_c); nullopt: no seed.
+  std::optional<FrequencyPairEstimate> seeded_pair(bool core_lever) const;
+  void accept_seed(const Search& s, int level, Evaluation& e, Verdict& v, std::string& why,
+                   const Evaluation* previous) const;
   std::vector<TaskType> probed_types(const Phase& ph) const;
   void record_probe(const Phase& ph, const std::string& lever, int level, TaskType type, const Evaluation& e, bool kept,
                     const std::string& why);
@@ -265,7 +285,9 @@ class Learner {
   std::optional<double> counter_uncore_share_;
   double probing_s_ = 0, measured_ns_ = 0, reference_ns_ = 0, now_s_ = 0;
   int working_ = 0, waiting_ = 0;
+  int blind_intervals_ = 0;     // intervals with workers running and no segment ended, before any phase
   double probe_excess_ns_ = 0;  // busy time probes took beyond the bound
+  double search_debt_ = 0;      // its share of the work when the search in progress began
   bool early_ = false;          // judging a settling probe: only "clearly beyond" may be said
   std::vector<LearningProbe> probes_;
 };
