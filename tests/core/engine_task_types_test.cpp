@@ -66,6 +66,7 @@ TEST_CASE("Engine.TaskTypes.ChainedSegmentsEachAndLevelChangesLeftOut", "[core][
     f.clock.advance(2000);
     e.segment_end(0, true);
   }
+  f.clock.advance(500);  // the worker looks for work: dispatch code, no type's segment
   e.run_end(0);
   auto cells = e.task_type_stats();
   REQUIRE(cell(cells, 3, 0));

@@ -190,13 +190,14 @@ inline std::uint64_t Engine::task_end(WorkerId w, bool completed, std::uint64_t 
   return close_run(w, s, now);
 }
 
-inline std::uint64_t Engine::close_run(WorkerId w, Slot& s, std::uint64_t now) noexcept {
+inline std::uint64_t Engine::close_run(WorkerId w, Slot& s, std::uint64_t now, bool segment_ends) noexcept {
   const std::uint64_t start = s.run_start_ns;
   s.run_start_ns = engine_detail::kNoSegment;
-  return account_run(w, s, start, now);
+  return account_run(w, s, start, now, segment_ends);
 }
 
-inline std::uint64_t Engine::account_run(WorkerId w, Slot& s, std::uint64_t start, std::uint64_t now) noexcept {
+inline std::uint64_t Engine::account_run(WorkerId w, Slot& s, std::uint64_t start, std::uint64_t now,
+                                         bool segment_ends) noexcept {
   const std::uint64_t duration = start != engine_detail::kNoSegment && now > start ? now - start : 0;
   const Domain& dom = *s.domain;
   const std::uint64_t changed = dom.changed_ns.load(std::memory_order_acquire);
@@ -210,7 +211,9 @@ inline std::uint64_t Engine::account_run(WorkerId w, Slot& s, std::uint64_t star
                              : account_segment(w, s, duration, lv);
   // The emulator burnt its stretch after `now`: the worker is free only now.
   const std::uint64_t end = stretched ? now_ns() : now;
-  if (type_tables_ && duration > 0) [[unlikely]]
+  // A type's segment ends here; a run that ends after it (the worker looks
+  // for work) only adds its dispatch code, which no type owns.
+  if (type_tables_ && duration > 0 && segment_ends) [[unlikely]]
     record_type(s, start, changed, now, end);
   // A worker is alive at least until its last run ended (alive_s >= busy_s even
   // when no worker_end follows, e.g. a oneTBB worker still in its arena at exit).
@@ -269,7 +272,7 @@ inline void Engine::run_end(WorkerId w) noexcept {
   if (!valid(w)) [[unlikely]]
     return drop();
   Slot& s = slot(w);
-  if (run_open(s)) begin_wait(s, close_run(w, s, now_ns()));
+  if (run_open(s)) begin_wait(s, close_run(w, s, now_ns(), false));
   else if (s.wait_word.load(std::memory_order_relaxed) == engine_detail::kNotWaiting) begin_wait(s, now_ns());
 }
 
