@@ -1,6 +1,20 @@
 #!/usr/bin/env bash
 # The README's main command: installs what is missing, builds what the
-# experiment needs, runs the five PBBS kernels of [HERMES] §4.1 (OpenMP tasks:
+# experiment needs, then three tables.
+#
+# First: eco on a node it has not seen, through the user's path only
+# (benchmarks/closed_loop/fake_node.py --quick, ~4 min). The node is a fake
+# machine (tests/reliability/programs/fake_machine.cpp: cpufreq, an
+# intel_uncore_frequency domain, a RAPL zone whose energy follows a law
+# invented there and in no profile); `rubato calibrate` measures it (its uncore
+# power ladder, the knee of a program whose tasks follow the fake clocks by a
+# law that is not rubato's form), then `rubato run --policies baseline,eco` on
+# that profile, no counters, no shares given; beside eco, the oracle's best
+# static (core, uncore) pair found by running every one, the ideal per phase,
+# and the issue's hand pin (RUBATO_UNCORE=2.0GHz). Energy is the fake RAPL
+# zone's (measured, of a fake law); time is wall time.
+#
+# Second: the five PBBS kernels of [HERMES] §4.1 (OpenMP tasks:
 # knn ray sort compare hull) under baseline, hermes ([HERMES]), slack and eco
 # (rubato's own: slack slows the workers that wait; eco =
 # hermes+guarded+slack+min-energy, docs/slack.md and docs/min-energy.md)
@@ -8,16 +22,16 @@
 # prints the comparison table (normalised to baseline: energy saving, time
 # loss, EDP, waiting time and how much of it was slowed) and where the report is.
 #
-# Then a second table: the uncore lever. rubato's baseline, slack and eco on
+# Third: the uncore lever. rubato's baseline, slack and eco on
 # [Cuttlefish]'s machine (profile haswell-e5-2650v3, fitted to that paper's
 # published measurements: benchmarks/cuttlefish/RESULTS.md), simulated at 20
 # workers on the six programs' own task traces (recorded from their OpenMP
 # versions, benchmarks/cuttlefish/traces) with their fitted sensitivities,
 # beside Cuttlefish's measured runs (benchmarks/cuttlefish/replay.py, ~10 s).
-# It is there because the uncore lever cannot show in the first table: a VM
+# It is there because the uncore lever cannot show in the PBBS table: a VM
 # has no uncore to move, and opteron-6378 has no uncore ladder.
 #
-# Why the first table keeps opteron-6378 ([HERMES] System A, the machine the
+# Why the PBBS table keeps opteron-6378 ([HERMES] System A, the machine the
 # paper ran these kernels on) rather than haswell-e5-2650v3: the kernels'
 # uncore sensitivity is unknown (no counters in a VM, no sweep of them on that
 # machine), so min-energy would take b_u = 0 from the profile and put the
@@ -38,7 +52,8 @@
 #   RUBATO_BACKEND            auto (default): sysfs, else likwid; where neither works the
 #                             script asks for the emulator (--backend emulated) and says so
 #   RUBATO_BUILD_DIR          build directory (build/default, the default preset's)
-#   RUBATO_EXPERIMENT_CUTTLEFISH  1 (default): print the second table; 0: leave it out
+#   RUBATO_EXPERIMENT_FAKE_NODE   1 (default): print the first table; 0: leave it out
+#   RUBATO_EXPERIMENT_CUTTLEFISH  1 (default): print the third table; 0: leave it out
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -59,8 +74,14 @@ case "$cuttlefish" in
   0|1) ;;
   *) echo "rubato experiment: RUBATO_EXPERIMENT_CUTTLEFISH=$cuttlefish: accepted 1 (print the Cuttlefish table) or 0" >&2; exit 2 ;;
 esac
+fake_node=${RUBATO_EXPERIMENT_FAKE_NODE:-1}
+case "$fake_node" in
+  0|1) ;;
+  *) echo "rubato experiment: RUBATO_EXPERIMENT_FAKE_NODE=$fake_node: accepted 1 (print the fake node's table) or 0" >&2; exit 2 ;;
+esac
 unset RUBATO_EXPERIMENT_TRIALS RUBATO_EXPERIMENT_SKIP RUBATO_EXPERIMENT_WORKERS RUBATO_EXPERIMENT_SCALE \
-  RUBATO_EXPERIMENT_OUT RUBATO_EXPERIMENT_POLICIES RUBATO_BUILD_DIR RUBATO_EXPERIMENT_CUTTLEFISH
+  RUBATO_EXPERIMENT_OUT RUBATO_EXPERIMENT_POLICIES RUBATO_BUILD_DIR RUBATO_EXPERIMENT_CUTTLEFISH \
+  RUBATO_EXPERIMENT_FAKE_NODE
 npolicies=$(echo "$policies" | tr ',' '\n' | wc -l)
 
 # Input sizes: 0.1-0.7 s per run at 2 workers here (the programs'
@@ -80,6 +101,7 @@ say "building rubato, librubato_ompt.so and the kernels in $build"
 cmake --preset default -B "$build" >/dev/null
 targets=(rubato rubato_ompt)
 for k in "${kernels[@]}"; do targets+=("${k%%=*}_omp"); done
+[ "$fake_node" = 0 ] || targets+=(reliability_fake_machine reliability_clock_following)
 cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target "${targets[@]}" >/dev/null
 rubato=$build/cli/rubato
 tool=$build/frontends/ompt/librubato_ompt.so
@@ -105,6 +127,27 @@ say "${#kernels[@]} kernels x $npolicies policies ($policies) x $trials trials (
 mkdir -p "$out"
 failed=0
 cuttlefish_failed=0
+fake_node_failed=0
+if [ "$fake_node" = 1 ]; then
+  echo "== eco on a node it has not seen: MEASURED on a fake node (a fake RAPL zone whose energy follows a law invented"
+  echo "   in benchmarks/closed_loop/fake_node.py, in no profile; time: wall time of a program whose tasks follow the fake"
+  echo "   clocks by an uncore law that is not rubato's form). The user's path only: rubato calibrate (its uncore ladder"
+  echo "   and knee below), then rubato run --policies baseline,eco on that profile, no counters, no shares given."
+  echo "   Beside eco: the oracle's best static (core, uncore) pair (every pair run), the ideal per phase, the hand pin"
+  echo "   RUBATO_UNCORE=2.0GHz. Ratios to baseline, mean ± 95 % CI over 3 trials. =="
+  echo
+  # The fake node's state directory and tree are its own (a temporary directory under /dev/shm).
+  rc=0
+  python3 benchmarks/closed_loop/fake_node.py --build "$build" --trials 3 --seconds 0.5 --quick >"$out/fake-node.md" || rc=$?
+  cat "$out/fake-node.md"
+  case $rc in
+    0) ;;
+    3) say "the fake node's table misses a goal (its last line): a result, reported as it is" ;;
+    *) say "the fake node's table failed (benchmarks/closed_loop/fake_node.py, exit $rc); the tables below stand"
+       fake_node_failed=1 ;;
+  esac
+  echo
+fi
 for k in "${kernels[@]}"; do
   name=${k%%=*}
   read -r -a args <<<"${k#*=}"
@@ -127,18 +170,20 @@ if [ "$cuttlefish" = 1 ]; then
   echo "   from [Cuttlefish]'s artifact (hipec/cuttlefish 16e3781, ten runs each); rubato's rows are simulated at"
   echo "   20 workers on the programs' own recorded task traces (benchmarks/cuttlefish/traces), scaled so that baseline"
   echo "   takes the measured 2.3/3.0 GHz time, with each program's fitted sensitivities."
-  echo "   Why here: this VM has no uncore to move, and the first table's default profile, opteron-6378, has no uncore"
+  echo "   Why here: this VM has no uncore to move, and the PBBS table's default profile, opteron-6378, has no uncore"
   echo "   ladder, so eco's uncore choice (min-energy) shows only in this table. Analysis: benchmarks/ANALYSIS.md §7. =="
   echo
   if python3 benchmarks/cuttlefish/replay.py --rubato "$rubato" --out "$out/cuttlefish" >"$out/cuttlefish.md"; then
     cat "$out/cuttlefish.md"
   else
-    say "the Cuttlefish comparison failed (benchmarks/cuttlefish/replay.py, its message above); the first table stands"
+    say "the Cuttlefish comparison failed (benchmarks/cuttlefish/replay.py, its message above); the tables above stand"
     cuttlefish_failed=1
   fi
 fi
 echo
 echo "report: $out/report/index.html (figures as SVG and PNG next to it; raw reports under $out/<kernel>/)"
 [ "$cuttlefish" = 0 ] || echo "Cuttlefish comparison: $out/cuttlefish.md (simulated reports under $out/cuttlefish/)"
+[ "$fake_node" = 0 ] || echo "fake node: $out/fake-node.md"
 [ "$failed" = 0 ] || { say "some runs failed: they are listed above, kept under $out and not averaged"; exit 1; }
 [ "$cuttlefish_failed" = 0 ] || exit 1
+[ "$fake_node_failed" = 0 ] || exit 1

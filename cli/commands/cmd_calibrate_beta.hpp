@@ -18,6 +18,7 @@ struct CalibrateOptions {
   CalibrationOptions measure;
   std::string out;
   bool beta = false;
+  bool uncore_probe = false;  // the program after -- is the uncore probe
   int runs = 5;
   double timeout_s = 0;
   std::vector<std::string> program;

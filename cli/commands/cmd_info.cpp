@@ -107,6 +107,7 @@ void print_json(const MachineInfo& m) {
   j["profile"] = {{"selected", m.profile},
                   {"error", m.profile_error},
                   {"unreliable", m.profile_unreliable},
+                  {"not_measured", m.profile_not_measured},
                   {"available", m.profiles},
                   {"dirs", m.profile_dirs}};
   j["state_dir"] = m.state_dir;
@@ -166,6 +167,9 @@ void print_text(const MachineInfo& m) {
               m.profile_error.empty() ? "" : (m.profile_error + ")").c_str());
   // A profile calibrated beside other work says so wherever it is chosen.
   if (!m.profile_unreliable.empty()) std::printf("  UNRELIABLE: %s\n", m.profile_unreliable.c_str());
+  // What its calibration could not measure here (the controller lacks it).
+  for (const auto& [field, why] : m.profile_not_measured)
+    std::printf("  not measured: %s: %s\n", field.c_str(), why.c_str());
   std::printf("profiles    ");
   for (const auto& p : m.profiles) std::printf("%s ", p.c_str());
   std::printf("\nstate dir   %s\n", m.state_dir.empty() ? "(none: set RUBATO_STATE_DIR)" : m.state_dir.c_str());

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -161,8 +162,9 @@ ChildResult run_child(const std::vector<std::string>& argv, const EnvOverrides& 
   int status = 0;
   bool term_sent = false;
   double kill_at = 0;
+  struct rusage usage {};
   while (true) {
-    const pid_t w = waitpid(pid, &status, timeout_s > 0 || term_sent ? WNOHANG : 0);
+    const pid_t w = wait4(pid, &status, timeout_s > 0 || term_sent ? WNOHANG : 0, &usage);
     if (w == pid) break;
     if (w < 0 && errno != EINTR) {
       status = 255 << 8;
@@ -183,6 +185,8 @@ ChildResult run_child(const std::vector<std::string>& argv, const EnvOverrides& 
   }
   g_child_group = 0;
   r.elapsed_s = elapsed();
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
+  r.cpu_s = seconds(usage.ru_utime) + seconds(usage.ru_stime);
   r.exit_status = status_code(status);
   r.interrupted = g_interrupted != 0;
   return r;

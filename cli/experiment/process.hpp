@@ -20,6 +20,7 @@ struct ChildResult {
   bool timed_out = false;
   bool interrupted = false;  // rubato got SIGINT / SIGTERM while it ran (passed on to the child)
   double elapsed_s = 0;
+  double cpu_s = 0;  // user + system time of the child's threads and the children it waited for
 };
 
 // `timeout_s` <= 0: no limit. On timeout: SIGTERM to the group, SIGKILL 2 s later.

@@ -24,8 +24,11 @@ SimMinEnergy::SimMinEnergy(const SimOptions& o, const TempoLadder& ladder, const
     : controller_(params_for(o, ladder, lever)) {
   if (o.min_energy.closed_loop) {
     const std::string plant = o.plant.profile ? o.plant.profile->name : o.profile.name;
-    learner_.emplace(learner_params(controller_.params(), o.control_interval_s, o.profile.transition_latency_s,
-                                    "simulated meter:" + plant, "modeled:" + o.profile.name));
+    min_energy::LearnerParams params =
+        learner_params(controller_.params(), o.control_interval_s, o.profile.transition_latency_s,
+                       "simulated meter:" + plant, "modeled:" + o.profile.name);
+    params.metered = o.sensors.meter;
+    learner_.emplace(std::move(params));
   }
 }
 

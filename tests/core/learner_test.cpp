@@ -285,3 +285,72 @@ TEST_CASE("MinEnergy.Learner.FasterThanTheReferenceTellsNothing", "[core][min-en
   CHECK(said);
   CHECK(loop.now_decision().core_ceiling == 0);
 }
+
+TEST_CASE("MinEnergy.Learner.WithoutAnUncoreLadderOnlyTheMeterMovesTheUncore", "[core][min-energy][learner]") {
+  // A profile with one uncore_w (no ladder): the model sees the same uncore
+  // power at every level. Work the uncore does not slow.
+  LevelPowers flat = powers();
+  std::fill(flat.uncore_w.begin(), flat.uncore_w.end(), 60.0);
+  LearnerParams p(FrequencyModel(flat, 2.2e9));
+  p.interval_s = 0.01;
+  auto uncore_probes = [](const Learner& l) {
+    Report r;
+    l.fill_report(r, {});
+    int n = 0;
+    for (const LearningProbe& probe : r.learning_probes) n += probe.lever == "uncore";
+    return n;
+  };
+  SECTION("no meter: nothing can show a saving, the uncore stays at its fastest") {
+    Loop loop(p);
+    loop.types = {{1, 1e6, [](int core, int) { return core == 0 ? 1.0 : 1.3; }}};
+    loop.run(300);
+    CHECK(loop.now_decision().uncore_level == 0);
+    CHECK(uncore_probes(loop.learner) == 0);
+  }
+  SECTION("a meter that reads less at a lower uncore: the uncore goes down") {
+    p.metered = true;
+    Loop loop(p);
+    loop.types = {{1, 1e6, [](int core, int) { return core == 0 ? 1.0 : 1.3; }}};
+    loop.meter = [](const LearnerDecision& d) { return 1.0 - 0.03 * static_cast<double>(d.uncore_level); };
+    loop.run(300);
+    CHECK(uncore_probes(loop.learner) > 0);
+    CHECK(loop.now_decision().uncore_level >= 5);
+  }
+}
+
+// A probe under way when its phase ends, or the run, has no verdict; the
+// report still names it and the level it set.
+TEST_CASE("MinEnergy.Learner.AProbeCutShortIsReported", "[core][min-energy][learner]") {
+  Loop loop;
+  auto probing_uncore = [&] {
+    return loop.learner.current() && loop.now_decision().stage == "uncore" && loop.now_decision().uncore_level > 0;
+  };
+  auto run_until_probing = [&] {
+    for (int i = 0; i < 400 && !probing_uncore(); ++i) loop.run(1);
+    REQUIRE(probing_uncore());
+    return static_cast<int>(loop.now_decision().uncore_level);
+  };
+  auto cut_short = [](const Report& r, const std::string& why) {
+    std::vector<LearningProbe> out;
+    for (const LearningProbe& p : r.learning_probes)
+      if (p.why.find("cut short") != std::string::npos && p.why.find(why) != std::string::npos) out.push_back(p);
+    return out;
+  };
+  loop.types = {{1, 1e6, uncore_knee(2, 0.9)}};
+  const int first = run_until_probing();
+  loop.types = {{2, 1e6, uncore_knee(5, 0.5)}};
+  loop.run(5);  // the new mix holds two intervals: a phase
+  const int second = run_until_probing();
+  Report r;
+  loop.learner.fill_report(r, {});
+  const auto by_phase = cut_short(r, "the phase changed");
+  REQUIRE(by_phase.size() == 1);
+  CHECK(by_phase[0].lever == "uncore");
+  CHECK(by_phase[0].level == first);
+  CHECK(by_phase[0].energy_source == "none");
+  CHECK_FALSE(by_phase[0].kept);
+  const auto by_end = cut_short(r, "the run ended");
+  REQUIRE(by_end.size() == 1);
+  CHECK(by_end[0].level == second);
+  CHECK(by_end[0].phase != by_phase[0].phase);
+}

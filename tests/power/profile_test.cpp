@@ -64,6 +64,29 @@ TEST_CASE("Power.Profile.EveryNumberNeedsASource") {
   CHECK_FALSE(parse_profile(with_mu, "mu", error));  // a number without its source
 }
 
+TEST_CASE("Power.Profile.NotMeasuredNamesEachFieldAndWhy") {
+  const std::string base = R"({"name":"x","cores":1,"cores_per_domain":1,"frequencies_hz":[1e9],
+    "core_power":[{"hz":1e9,"busy_w":1,"idle_w":0.5}],"uncore_w":1,"beta":1,"transition_latency_s":0,NM
+    "sources":{"cores":"a","cores_per_domain":"a","frequencies_hz":"a","core_power.busy_w":"a",
+               "core_power.idle_w":"a","uncore_w":"a","beta":"a","transition_latency_s":"a"}})";
+  auto with = [&](const std::string& nm) {
+    std::string text = base;
+    text.replace(text.find("NM"), 2, nm);
+    return text;
+  };
+  std::string error;
+  const auto p =
+      parse_profile(with(R"("not_measured":{"uncore_power":"no intel_uncore_frequency domain"},)"), "nm", error);
+  INFO(error);
+  REQUIRE(p);
+  CHECK(p->not_measured.at("uncore_power") == "no intel_uncore_frequency domain");
+  CHECK(parse_profile(with(""), "none", error)->not_measured.empty());
+  CHECK_FALSE(parse_profile(with(R"("not_measured":["uncore_power"],)"), "list", error));
+  CHECK(error.find("not_measured") != std::string::npos);
+  CHECK_FALSE(parse_profile(with(R"("not_measured":{"uncore_power":""},)"), "empty", error));
+  CHECK(error.find("not_measured.uncore_power") != std::string::npos);
+}
+
 TEST_CASE("Power.Profile.BadFilesNameTheProblem") {
   std::string error;
   CHECK_FALSE(parse_profile("{", "f.json", error));

@@ -21,6 +21,7 @@
 #include <sstream>
 #include <nlohmann/json.hpp>
 
+#include "fake_machine_fixture.hpp"
 #include "fake_sysfs.hpp"
 #include "reliability_paths.hpp"
 #include "rubato/power/machine/profile.hpp"
@@ -45,85 +46,16 @@ constexpr const char* kPointSeconds = "1";
 
 double law(int busy_cpus, double hz) { return kU + busy_cpus * kC * std::pow(hz / (kFreqsKhz.front() * 1e3), kA); }
 
-// Every cpufreq file with its bytes (the fake machine's in-flight "*.new" left out).
-std::map<std::string, std::string> cpufreq_snapshot(const std::string& root) {
-  std::map<std::string, std::string> out;
-  for (const auto& e : fs::recursive_directory_iterator(root + "/devices/system/cpu/cpufreq"))
-    if (e.is_regular_file() && e.path().extension() != ".new") out[e.path().string()] = read_file(e.path().string());
-  return out;
-}
-
-bool no_state_files(const std::string& dir) {
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    (void)e;
-    return false;
-  }
-  return true;
-}
-
-std::vector<std::string> fake_machine_argv(const std::string& root, const std::string& pid_file,
-                                           const std::string& neighbour, const std::vector<std::string>& extra) {
-  std::vector<std::string> argv = {RUBATO_FAKE_MACHINE, root, "--freqs-khz", "2400000,2000000,1600000,1400000,1200000",
-                                   "--uncore-w", std::to_string(kU), "--core-w", std::to_string(kC), "--exponent",
-                                   std::to_string(kA), "--dram-w", std::to_string(kD),
-                                   // Only the program under test is busy: this machine is shared (other
-                                   // tests, other stages, other rubato processes), and their load must not
-                                   // enter the fake power or the fake /proc/stat.
-                                   "--follow-pid-file", pid_file};
-  if (!neighbour.empty()) argv.insert(argv.end(), {"--neighbour", neighbour});
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  return argv;
-}
-
-class FakeMachine {
- public:
-  // `neighbour`: CPUS@FROM-UNTIL, a phantom neighbour's load; `extra`: more
-  // of fake_machine's options (programs/fake_machine.cpp).
-  explicit FakeMachine(const std::string& work, const std::string& neighbour = "",
-                       const std::vector<std::string>& extra = {})
-      : root_(work + "/root"),
-        pid_file_(work + "/followed.pid"),
-        program_(fake_machine_argv(root_, pid_file_, neighbour, extra), {}, work + "/fake") {
-    REQUIRE(wait_until([&] { return path_exists(root_ + "/fake-machine.ready"); }, 20));
-  }
-  ~FakeMachine() {
-    program_.signal(SIGTERM);
-    program_.wait(10);
-  }
-  const std::string& root() const { return root_; }
-  // From now on the fake machine's busy time is `p`'s threads' CPU time.
-  void follow(const RunningProgram& p) const {
-    { std::ofstream(pid_file_ + ".new") << p.pid() << "\n"; }
-    fs::rename(pid_file_ + ".new", pid_file_);
-  }
-
- private:
-  std::string root_, pid_file_;
-  RunningProgram program_;
-};
-
-// Where a fake machine's tree goes: tmpfs. On a disk-backed /tmp the fake
-// machine's writes are throttled while other processes write much (a parallel
-// build): its energy files then stood still for up to 120 ms, a point's last
-// window read 8 W instead of 20 W, and the fit was 23 % off the law
-// (reproduced with a dd writer beside; on /dev/shm 1.5-1.8 %). Real RAPL
-// counters never stall that way.
-std::string memory_backed_base() {
-  std::error_code ec;
-  return fs::is_directory("/dev/shm", ec) && ::access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-}
-
-EnvList env_for(const std::string& root, const std::string& state) {
-  return {{"RUBATO_SYSFS_ROOT", root}, {"RUBATO_STATE_DIR", state}};
-}
-
-// Runs `argv` on `machine`, which follows it from its start.
-ProgramResult run_on(const FakeMachine& machine, const std::vector<std::string>& argv, const std::string& state,
-                     const std::string& work, double timeout_s = 240) {
-  RunningProgram p(argv, env_for(machine.root(), state), work);
-  machine.follow(p);
-  return p.wait(timeout_s);
+// The law's arguments of the fake machine, with a phantom neighbour and more options.
+std::vector<std::string> law_args(const std::string& neighbour = "", const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> args = {"--freqs-khz", "2400000,2000000,1600000,1400000,1200000",
+                                   "--uncore-w",  std::to_string(kU),
+                                   "--core-w",    std::to_string(kC),
+                                   "--exponent",  std::to_string(kA),
+                                   "--dram-w",    std::to_string(kD)};
+  if (!neighbour.empty()) args.insert(args.end(), {"--neighbour", neighbour});
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
 }
 
 // The profile's prediction against the law, at the fastest and the slowest
@@ -157,7 +89,7 @@ std::size_t sample_rows(const std::string& csv_path, char used) {
 
 TEST_CASE("Power.Calibrate.RecoversTheFakeMachinesLaw") {
   TempDir work(memory_backed_base()), state;
-  FakeMachine machine(work.path());
+  FakeMachine machine(work.path(), law_args());
   const auto before = cpufreq_snapshot(machine.root());
   const std::string out = work.path() + "/fake.json";
   const ProgramResult r = run_on(machine, {kRubatoCli, "calibrate", "--seconds", kPointSeconds, "--out", out},
@@ -181,6 +113,15 @@ TEST_CASE("Power.Calibrate.RecoversTheFakeMachinesLaw") {
   CHECK(std::fabs(doc.at("dram_w").get<double>() / kD - 1) < 0.10);
   CHECK(path_exists(work.path() + "/fake.samples.csv"));
   CHECK(path_exists(work.path() + "/fake.transitions.csv"));
+  // No intel_uncore_frequency here: the uncore's fields are named as not
+  // measured, with why, and absent (eco then says it lacks them).
+  for (const char* field : {"uncore_power", "memory_bandwidth_knee_hz", "memory_transaction_rate_saturated_per_s"}) {
+    REQUIRE(profile->not_measured.count(field));
+    CHECK(profile->not_measured.at(field).find("intel_uncore_frequency") != std::string::npos);
+    CHECK_FALSE(doc.contains(field));
+  }
+  CHECK(r.out.find("not measured: uncore_power: ") != std::string::npos);
+  CHECK_FALSE(path_exists(work.path() + "/fake.uncore-probe.csv"));
   // Put back byte for byte (the fake shows scaling_max_freq again once the
   // governor is restored), and no state file left behind.
   CHECK(wait_until([&] { return cpufreq_snapshot(machine.root()) == before; }, 5));
@@ -193,7 +134,7 @@ TEST_CASE("Power.Calibrate.RecoversTheFakeMachinesLaw") {
 // tens of %: Power.Calibrate.AllowNoisyMarksTheProfileUnreliable).
 TEST_CASE("Power.Calibrate.MeasuresAgainWhenTheNeighbourLeaves") {
   TempDir work(memory_backed_base()), state;
-  FakeMachine machine(work.path(), "1.5@2-5");
+  FakeMachine machine(work.path(), law_args("1.5@2-5"));
   const auto before = cpufreq_snapshot(machine.root());
   const std::string out = work.path() + "/fake.json";
   const ProgramResult r = run_on(machine, {kRubatoCli, "calibrate", "--seconds", kPointSeconds, "--out", out},
@@ -217,7 +158,7 @@ TEST_CASE("Power.Calibrate.MeasuresAgainWhenTheNeighbourLeaves") {
 
 TEST_CASE("Power.Calibrate.FailsWhenTheMachineStaysBusy") {
   TempDir work(memory_backed_base()), state;
-  FakeMachine machine(work.path(), "1.5@0.5-end");
+  FakeMachine machine(work.path(), law_args("1.5@0.5-end"));
   const auto before = cpufreq_snapshot(machine.root());
   const std::string out = work.path() + "/never.json";
   const ProgramResult r =
@@ -239,7 +180,7 @@ TEST_CASE("Power.Calibrate.FailsWhenTheMachineStaysBusy") {
 
 TEST_CASE("Power.Calibrate.AllowNoisyMarksTheProfileUnreliable") {
   TempDir work(memory_backed_base()), state;
-  FakeMachine machine(work.path(), "1.5@0-end");
+  FakeMachine machine(work.path(), law_args("1.5@0-end"));
   const std::string out = work.path() + "/noisy.json";
   const ProgramResult r = run_on(machine,
                                  {kRubatoCli, "calibrate", "--seconds", "0.3", "--freqs", "2.4GHz,1.2GHz",
@@ -272,7 +213,7 @@ TEST_CASE("Power.Calibrate.AllowNoisyMarksTheProfileUnreliable") {
 
 TEST_CASE("Power.Calibrate.RestoresAfterSigterm") {
   TempDir work(memory_backed_base()), state;
-  FakeMachine machine(work.path());
+  FakeMachine machine(work.path(), law_args());
   const auto before = cpufreq_snapshot(machine.root());
   RunningProgram p({kRubatoCli, "calibrate", "--seconds", "2", "--out", work.path() + "/never.json"},
                    env_for(machine.root(), state.path()), work.path() + "/run");
@@ -291,7 +232,7 @@ TEST_CASE("Power.Calibrate.RestoresAfterSigterm") {
 
 TEST_CASE("Power.Calibrate.BetaOnTheFakeMachine") {
   TempDir work(memory_backed_base()), state;
-  FakeMachine machine(work.path());
+  FakeMachine machine(work.path(), law_args());
   const auto before = cpufreq_snapshot(machine.root());
   const std::string out = work.path() + "/beta.json";
   // Five pairs of runs with 80 ms of serial phases each: one run slowed by a
@@ -320,15 +261,6 @@ TEST_CASE("Power.Calibrate.BetaOnTheFakeMachine") {
   CHECK(no_state_files(state.path()));
 }
 
-// Every file of the fake uncore domain with its value (sysfs takes "N" and "N\n" alike).
-std::map<std::string, long long> uncore_snapshot(const std::string& root) {
-  std::map<std::string, long long> out;
-  for (const auto& e : fs::directory_iterator(root + "/devices/system/cpu/intel_uncore_frequency/package_00_die_00"))
-    if (e.is_regular_file() && e.path().extension() != ".new")
-      out[e.path().string()] = std::atoll(read_file(e.path().string()).c_str());
-  return out;
-}
-
 // With an uncore the machine lets rubato set, --beta times the program at the
 // slowest uncore level too and recovers both shares of a program whose time
 // follows the model at the fake clocks (programs/clock_bound_program.cpp),
@@ -336,7 +268,7 @@ std::map<std::string, long long> uncore_snapshot(const std::string& root) {
 // are put back byte for byte.
 TEST_CASE("Power.Calibrate.BetaMeasuresBothSensitivitiesWhereTheUncoreIsSettable") {
   TempDir work(memory_backed_base()), state;
-  FakeMachine machine(work.path(), "", {"--uncore-khz", "1200000,3000000"});
+  FakeMachine machine(work.path(), law_args("", {"--uncore-khz", "1200000,3000000"}));
   const auto cpufreq_before = cpufreq_snapshot(machine.root());
   const auto uncore_before = uncore_snapshot(machine.root());
   const std::string profile = std::string(kProfilesDir) + "/haswell-e5-2650v3.json";

@@ -15,6 +15,8 @@ namespace {
 constexpr TaskType kMix = std::numeric_limits<TaskType>::max();
 // Measured energies this close count as equal (a meter's read-out noise).
 constexpr double kEnergyTolerance = 0.003;
+// A measurement the meter reads spans this many intervals at least (its spread needs them).
+constexpr int kMeteredIntervals = 3;
 // The galloping search's longest step: a probe too far down a long ladder
 // (19 uncore levels) costs more time than the steps it saves.
 constexpr int kMaxGallop = 4;
@@ -186,14 +188,20 @@ void Learner::accumulate(const LearnerInput& in, const std::map<TaskType, std::m
   m_.waiting += in.activity.waiting;
   if (in.energy_j) {
     m_.energy_j += *in.energy_j;
-    m_.metered_s += params_.interval_s;
+    const double dt = in.metered_s > 0 ? in.metered_s : params_.interval_s;
+    m_.metered_s += dt;
+    m_.power_sum += *in.energy_j / dt;
+    m_.power_sq += (*in.energy_j / dt) * (*in.energy_j / dt);
+    ++m_.metered;
   } else {
     m_.energy_measured = false;
   }
 }
 
 bool Learner::enough(const std::vector<TaskType>& types, bool all) const {
-  if (m_.intervals < 1) return false;
+  // Where a meter reads, its spread over the intervals says how far to trust
+  // it: at least kMeteredIntervals of them.
+  if (m_.intervals < (m_.energy_measured && m_.metered > 0 ? kMeteredIntervals : 1)) return false;
   bool judged = false;  // at least one type measured: nothing else can tell a setting good
   for (TaskType t : types) {
     if (!all && !types_.at(t).has_reference) continue;
@@ -310,6 +318,9 @@ Learner::Evaluation Learner::evaluate(const Phase& ph, const std::vector<TaskTyp
   if (m_.energy_measured && m_.metered_s > 0 && working > 0) {
     e.measured_power_w = m_.energy_j / m_.metered_s / working;
     e.energy_per_work = e.measured_power_w * e.time_factor;
+    const double n = m_.metered, mean_w = n > 0 ? m_.power_sum / n : 0;
+    const double var_w = n > 1 ? std::max(0.0, (m_.power_sq - n * mean_w * mean_w) / (n - 1)) : 0;
+    e.measured_power_rel_se = n > 1 && mean_w > 0 ? std::sqrt(var_w / n) / mean_w : INFINITY;
     e.measured_energy = true;
   } else {
     e.energy_per_work = e.modelled_energy_per_work;
@@ -364,7 +375,7 @@ void Learner::finish_reference(Phase& ph) {
 // The uncore, for the mix at the core levels chosen: first the chosen levels
 // measured as they are (level 0, the search's start), then the search.
 void Learner::start_uncore(Phase& ph) {
-  if (params_.model.uncore_levels() <= 1) return settle_steady(ph);
+  if (params_.model.uncore_levels() <= 1 || (!params_.metered && !uncore_power_known())) return settle_steady(ph);
   search_debt_ = debt_now();
   ph.stage = Stage::uncore;
   ph.uncore_eval.clear();
@@ -424,7 +435,10 @@ void Learner::accept_seed(const Search& s, int level, Evaluation& e, Verdict& v,
                           const Evaluation* previous) const {
   if (s.seed != level || v != Verdict::bad || early_ || clearly_beyond(e)) return;
   if (e.measured_energy && previous && previous->measured_energy &&
-      e.measured_power_w > previous->measured_power_w * (1 + kEnergyTolerance)) {
+      e.measured_power_w > previous->measured_power_w * (1 + kEnergyTolerance) &&
+      e.measured_power_w - previous->measured_power_w >
+          params_.z * std::hypot(e.measured_power_w * e.measured_power_rel_se,
+                                 previous->measured_power_w * previous->measured_power_rel_se)) {
     why = "the seeded level draws " + percent(e.measured_power_w / previous->measured_power_w - 1) + " more power";
     return;
   }
@@ -501,15 +515,10 @@ void Learner::advance_uncore(Phase& ph) {
   if (v == Verdict::pending) return;
   const bool seeded = level == ph.uncore.seed;
   accept_seed(ph.uncore, level, e, v, why, previous);
-  if (v == Verdict::good && !seeded && previous) {
-    const bool measured = e.measured_energy && previous->measured_energy;
-    const double now_e = measured ? e.energy_per_work : e.modelled_energy_per_work;
-    const double before_e = measured ? previous->energy_per_work : previous->modelled_energy_per_work;
-    if (now_e > before_e * (1 + (measured ? kEnergyTolerance : 0.0))) {
-      v = Verdict::bad;
-      why = std::string(measured ? "measured" : "modelled") + " energy per work " + percent(now_e / before_e - 1) +
-            " against level " + std::to_string(ph.uncore.lo_ok);
-    }
+  if (v == Verdict::good && !seeded && previous &&
+      more_energy(e, *previous, e.modelled_energy_per_work, previous->modelled_energy_per_work, why)) {
+    v = Verdict::bad;
+    why += " against level " + std::to_string(ph.uncore.lo_ok);
   }
   if (!early_)  // a settling probe's segments ran partly at the level before
     for (TaskType t : types)
@@ -534,14 +543,37 @@ void Learner::advance_uncore(Phase& ph) {
   settle_steady(ph);
 }
 
-// Measured energies where every good level's was measured, else modelled ones.
+bool Learner::uncore_power_known() const {
+  const FrequencyModel& m = params_.model;
+  for (std::size_t l = 1; l < m.uncore_levels(); ++l)
+    if (m.uncore_w(m.uncore_hz(l)) != m.uncore_w(m.uncore_hz(0))) return true;
+  return false;
+}
+
+bool Learner::more_energy(const Evaluation& now, const Evaluation& before, double now_model, double before_model,
+                          std::string& why) const {
+  if (now.measured_energy && before.measured_energy) {
+    const double a = now.energy_per_work, b = before.energy_per_work;
+    const double noise = params_.z * std::hypot(a * now.measured_power_rel_se, b * before.measured_power_rel_se);
+    if (std::fabs(a - b) > noise && std::fabs(a - b) > kEnergyTolerance * b) {
+      if (a > b) why = "measured energy per work " + percent(a / b - 1);
+      return a > b;
+    }
+  }
+  if (now_model > before_model) why = "modelled energy per work " + percent(now_model / before_model - 1);
+  return now_model > before_model;
+}
+
+// The least energy: the meter's where it tells two levels apart, else the model's.
 int Learner::best_level(const std::map<int, Evaluation>& good) const {
-  bool all_measured = true;
-  for (const auto& [l, ev] : good) all_measured = all_measured && ev.measured_energy;
-  auto energy = [&](const Evaluation& ev) { return all_measured ? ev.energy_per_work : ev.modelled_energy_per_work; };
   int best = good.empty() ? 0 : good.begin()->first;
-  for (const auto& [l, ev] : good)
-    if (energy(ev) < energy(good.at(best))) best = l;
+  std::string ignored;
+  for (const auto& [l, ev] : good) {
+    const Evaluation& b = good.at(best);
+    if (!more_energy(ev, b, ev.modelled_energy_per_work, b.modelled_energy_per_work, ignored) &&
+        more_energy(b, ev, b.modelled_energy_per_work, ev.modelled_energy_per_work, ignored))
+      best = l;
+  }
   return best;
 }
 
@@ -635,18 +667,15 @@ void Learner::conclude_core(Phase& ph, TaskType key, Evaluation e, Verdict v, st
   accept_seed(s, level, e, v, why, last_good != ph.core_eval[key].end() ? &last_good->second : nullptr);
   if (v == Verdict::good && !seeded) {
     const Evaluation& previous = ph.core_eval[key].at(s.lo_ok);
-    const bool measured = e.measured_energy && previous.measured_energy;
-    double energy = measured ? e.energy_per_work : e.modelled_energy_per_work;
-    double before = measured ? previous.energy_per_work : previous.modelled_energy_per_work;
-    if (!measured && key != kMix) {
+    double energy = e.modelled_energy_per_work, before = previous.modelled_energy_per_work;
+    if (key != kMix) {  // a type's own cores: the meter reads every type's together
       energy = type_energy(ph, e.time_factor, level);
       before = type_energy(ph, previous.time_factor, s.lo_ok);
-      e.modelled_energy_per_work = energy;
+      if (!(e.measured_energy && previous.measured_energy)) e.modelled_energy_per_work = energy;
     }
-    if (energy > before * (1 + (measured ? kEnergyTolerance : 0.0))) {
+    if (more_energy(e, previous, energy, before, why)) {
       v = Verdict::bad;
-      why = std::string(measured ? "measured" : "modelled") + " energy per work " + percent(energy / before - 1) +
-            " against level " + std::to_string(s.lo_ok);
+      why += " against level " + std::to_string(s.lo_ok);
     }
   }
   const std::vector<TaskType> types = key == kMix ? ph.signature : std::vector<TaskType>{key};
@@ -829,6 +858,10 @@ void Learner::follow_phase(const std::vector<TaskType>& sig, double now_s) {
     candidate_seen_ = 1;
   }
   if (!phases_.empty() && candidate_seen_ < 2) return;
+  if (!phases_.empty()) {
+    const auto cut = probes_in_flight(phases_[phase_], "the phase changed");
+    probes_.insert(probes_.end(), cut.begin(), cut.end());
+  }
   enter_phase(sig);
   change(decision_for(phases_[phase_], "a phase: task types " + std::to_string(sig.size())), now_s);
   m_ = Measurement{};
@@ -941,8 +974,34 @@ std::optional<LearnerDecision> Learner::step(const LearnerInput& in) {
 
 // ---- the report ----------------------------------------------------------------
 
+std::vector<LearningProbe> Learner::probes_in_flight(const Phase& ph, const std::string& why) const {
+  std::vector<LearningProbe> out;
+  auto cut = [&](const std::string& lever, int level, TaskType type) {
+    LearningProbe p;
+    p.t_s = now_s_;
+    p.phase = ph.id;
+    p.lever = lever;
+    p.level = level;
+    p.type = type == kMix ? 0 : type;
+    p.time_factor = 0;  // none measured
+    p.energy_source = "none";
+    for (const auto& [t, st] : m_.at_ceiling) p.segments += static_cast<std::uint64_t>(st.n);
+    p.why = "cut short before its verdict: " + why + "; the level it set was in force " + std::to_string(m_.intervals) +
+            " intervals";
+    out.push_back(std::move(p));
+  };
+  if (ph.stage == Stage::uncore && ph.uncore.trying >= 0) cut("uncore", ph.uncore.trying, kMix);
+  if (ph.stage == Stage::core)
+    for (TaskType t : probed_types(ph)) cut("core", ph.core.at(t).trying, t);
+  return out;
+}
+
 void Learner::fill_report(Report& r, const std::vector<std::string>& type_names) const {
   r.learning_probes.insert(r.learning_probes.end(), probes_.begin(), probes_.end());
+  if (!phases_.empty()) {
+    const auto cut = probes_in_flight(phases_[phase_], "the run ended");
+    r.learning_probes.insert(r.learning_probes.end(), cut.begin(), cut.end());
+  }
   const FrequencyModel& m = params_.model;
   const ReferenceSetting& ref = m.reference();
   for (const auto& [t, ts] : types_) {

@@ -15,6 +15,7 @@
 
 #include "rubato/power/energy/powercap_meter.hpp"
 #include "rubato/power/frequency/sysfs_frequency.hpp"
+#include "calibrate/calibration_probe.hpp"
 #include "calibrate/sample_median.hpp"
 #include "counters/proc_stat.hpp"
 #include "os/sysfs_file.hpp"
@@ -179,6 +180,10 @@ double calibration_duration_s(const CalibrationOptions& o, std::size_t cpus, std
   return static_cast<double>(freqs) * static_cast<double>(1 + 2 * cpus) * per_point + latency;
 }
 
+double calibration_uncore_duration_s(const CalibrationOptions& o, std::size_t levels) {
+  return static_cast<double>(2 * levels) * (o.seconds + settle_of(o));  // idle and all compute per level
+}
+
 std::vector<double> calibration_frequencies(const Topology& t) {
   std::vector<double> offered = t.available_hz();
   if (!t.clock_domains.empty() && t.clock_domains.front().available_hz.empty()) {
@@ -192,8 +197,14 @@ std::vector<double> calibration_frequencies(const Topology& t) {
 
 bool calibration_possible(const CalibrationOptions& o, std::string& why, bool need_rapl) {
   std::vector<std::string> problems;
-  if (const std::string rapl = need_rapl ? rapl_problem(o.sysfs_root) : ""; !rapl.empty()) problems.push_back(rapl);
   const Topology t = read_topology(o.sysfs_root);
+  // Without RAPL the uncore's time shape can still be measured; without
+  // both there is nothing a profile needs to measure.
+  if (const std::string rapl = need_rapl ? rapl_problem(o.sysfs_root) : ""; !rapl.empty()) {
+    std::string uncore_why;
+    if (!CalibrationUncore(t, o.state_dir).usable(uncore_why))
+      problems.push_back(rapl + "; nor can the uncore be timed instead (" + uncore_why + ")");
+  }
   std::string freq_why;
   if (t.clock_domains.empty()) {
     problems.push_back("frequency control: no cpufreq policies under " + o.sysfs_root +
@@ -293,6 +304,11 @@ class Calibrator {
   void say(const std::string& line) const {
     if (o_.progress) o_.progress(line);
   }
+  // The uncore level the next points are measured at (0: not pinned).
+  void at_uncore(double hz) { uncore_hz_ = hz; }
+  // Every load thread blocked: the CPUs free for the uncore probe.
+  void idle() { load_.set(0, LoadKind::idle); }
+  bool stop_requested() const { return o_.stop_requested && o_.stop_requested(); }
 
   // One point: k CPUs running `loop` at the frequency already set.
   CalibrationSample measure(double hz, LoadKind loop, std::size_t k) {
@@ -328,6 +344,7 @@ class Calibrator {
       before = now;
     }
     s.cur_hz = freq_.current_hz(r_.cpus.front());
+    s.uncore_hz = uncore_hz_;
     return s;
   }
 
@@ -413,6 +430,7 @@ class Calibrator {
   RaplZones zones_;
   ZoneEnergy package_, dram_;
   Clock::time_point t0_;
+  double uncore_hz_ = 0;
 };
 
 bool fit_result(CalibrationResult& r, std::string& error) {
@@ -447,19 +465,19 @@ std::string seconds_text(double s) {
 void check_pollution(CalibrationResult& r, const CalibrationOptions& o) {
   std::size_t polluted = 0;
   double most_others = 0;
-  for (const auto& s : r.samples)
-    if (s.others_cpus() > o.quiet_limit_cpus) {
-      ++polluted;
-      most_others = std::max(most_others, s.others_cpus());
-    }
-  if (!r.set_aside.empty())
-    r.warnings.push_back(std::to_string(r.set_aside.size()) +
-                         " measurements set aside: other processes used more than " + fixed2(o.quiet_limit_cpus) +
-                         " CPUs during them (" + r.proc_stat +
+  for (const auto* points : {&r.samples, &r.uncore_samples})
+    for (const auto& s : *points)
+      if (s.others_cpus() > o.quiet_limit_cpus) {
+        ++polluted;
+        most_others = std::max(most_others, s.others_cpus());
+      }
+  if (const std::size_t aside = r.set_aside.size() + r.uncore_set_aside.size(); aside > 0)
+    r.warnings.push_back(std::to_string(aside) + " measurements set aside: other processes used more than " +
+                         fixed2(o.quiet_limit_cpus) + " CPUs during them (" + r.proc_stat +
                          " less this process's CPU time); their points were "
                          "measured again once the machine was quiet");
   if (polluted == 0) return;
-  r.unreliable = std::to_string(polluted) + " of " + std::to_string(r.samples.size()) +
+  r.unreliable = std::to_string(polluted) + " of " + std::to_string(r.samples.size() + r.uncore_samples.size()) +
                  " points were measured while other processes used up to " + fixed2(most_others) +
                  " CPUs (more than the limit " + fixed2(o.quiet_limit_cpus) + ", after waiting up to " +
                  seconds_text(o.quiet_wait_s) +
@@ -531,12 +549,22 @@ std::string point_name(double hz, LoadKind loop, std::size_t k) {
               : std::string(to_string(loop)) + " on " + std::to_string(k) + (k == 1 ? " CPU" : " CPUs"));
 }
 
-// One point into r.samples, measured again (the polluted measurement set
+// Where a point goes: the core points (r.samples) or the uncore ladder's.
+struct PointLists {
+  std::vector<CalibrationSample>& fitted;
+  std::vector<CalibrationSample>& set_aside;
+};
+
+// One point into `into`, measured again (the polluted measurement set
 // aside) while other processes pollute it and the machine becomes quiet
 // within quiet_wait_s; false + `error` when it stays polluted and allow_noisy
-// is off.
-bool measure_point(Calibrator& c, const CalibrationOptions& o, CalibrationResult& r, double hz, LoadKind loop,
-                   std::size_t k, std::string& error) {
+// is off, or when a stop was requested.
+bool measure_point(Calibrator& c, const CalibrationOptions& o, PointLists into, double hz, LoadKind loop, std::size_t k,
+                   std::string& error) {
+  if (c.stop_requested()) {
+    error = "interrupted";
+    return false;
+  }
   CalibrationSample s = c.measure(hz, loop, k);
   if (c.polluted(s)) {
     c.say(point_name(hz, loop, k) + ": other processes used " + fixed2(s.others_cpus()) +
@@ -546,7 +574,7 @@ bool measure_point(Calibrator& c, const CalibrationOptions& o, CalibrationResult
     const auto deadline =
         since + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.quiet_wait_s));
     while (c.polluted(s) && c.wait_for_quiet(deadline)) {
-      r.set_aside.push_back(std::move(s));
+      into.set_aside.push_back(std::move(s));
       s = c.measure(hz, loop, k);
     }
     if (!c.polluted(s))
@@ -561,7 +589,7 @@ bool measure_point(Calibrator& c, const CalibrationOptions& o, CalibrationResult
             "--allow-noisy writes the profile marked unreliable";
     return false;
   }
-  r.samples.push_back(std::move(s));
+  into.fitted.push_back(std::move(s));
   return true;
 }
 
@@ -574,10 +602,11 @@ bool measure_points(Calibrator& c, const CalibrationOptions& o, CalibrationFrequ
       error = "setting " + std::to_string(std::lround(hz / 1e6)) + " MHz failed";
       return false;
     }
-    if (!measure_point(c, o, r, hz, LoadKind::idle, 0, error)) return false;
+    const PointLists core{r.samples, r.set_aside};
+    if (!measure_point(c, o, core, hz, LoadKind::idle, 0, error)) return false;
     for (LoadKind loop : {LoadKind::compute, LoadKind::spin})
       for (std::size_t k = 1; k <= r.cpus.size(); ++k)
-        if (!measure_point(c, o, r, hz, loop, k, error)) return false;
+        if (!measure_point(c, o, core, hz, loop, k, error)) return false;
     const auto& idle = r.samples[r.samples.size() - 1 - 2 * r.cpus.size()];
     char line[160];
     std::snprintf(line, sizeof line, "%.0f MHz: idle %.2f W, all compute %.2f W, all spin %.2f W", hz / 1e6,
@@ -586,6 +615,176 @@ bool measure_points(Calibrator& c, const CalibrationOptions& o, CalibrationFrequ
     c.say(line);
   }
   return true;
+}
+
+// The uncore power ladder: at the fastest core frequency, per uncore level
+// (every domain pinned), every CPU idle and every measured CPU in the compute
+// loop; each level summed up in one progress line. false + `error` as
+// measure_points.
+bool measure_uncore_ladder(Calibrator& c, const CalibrationOptions& o, CalibrationUncore& uncore, CalibrationResult& r,
+                           std::string& error) {
+  const PointLists ladder{r.uncore_samples, r.uncore_set_aside};
+  const double hz = r.uncore_core_hz;
+  for (double fu : r.uncore_hz) {
+    if (!uncore.set(fu, error)) return false;
+    c.at_uncore(fu);
+    if (!measure_point(c, o, ladder, hz, LoadKind::idle, 0, error) ||
+        !measure_point(c, o, ladder, hz, LoadKind::compute, r.cpus.size(), error))
+      return false;
+    const CalibrationSample &idle = r.uncore_samples[r.uncore_samples.size() - 2], &loaded = r.uncore_samples.back();
+    UncoreLadderPoint p;
+    p.hz = fu;
+    p.idle_w = idle.package_w();
+    p.idle_se_w = idle.package_sd_w() / std::sqrt(static_cast<double>(std::max<std::size_t>(1, idle.windows.size())));
+    p.loaded_w = loaded.package_w();
+    p.busy_cpus = loaded.busy_cpus();
+    p.per_busy_cpu_w = p.busy_cpus > 0 ? (p.loaded_w - p.idle_w) / p.busy_cpus : 0;
+    r.uncore_ladder.push_back(p);
+    if (const double cur = uncore.current_hz(); cur > 0 && std::fabs(cur - fu) > 0.05 * fu)
+      r.warnings.push_back("uncore at " + std::to_string(std::lround(fu / 1e6)) + " MHz: current_freq_khz showed " +
+                           std::to_string(std::lround(cur / 1e6)) + " MHz (the hardware did not follow the limits?)");
+    char line[160];
+    std::snprintf(line, sizeof line, "uncore %.0f MHz (core %.0f MHz): idle %.2f W, all compute %.2f W", fu / 1e6,
+                  hz / 1e6, p.idle_w, p.loaded_w);
+    c.say(line);
+  }
+  c.at_uncore(0);
+  return true;
+}
+
+}  // namespace
+
+namespace {
+
+// What this machine lets calibration measure: "" or why not (which, and how to get it).
+struct Measurable {
+  std::string power;   // RAPL
+  std::string uncore;  // intel_uncore_frequency, settable
+};
+
+// The fields not measured and why, into r.not_measured, each group said once.
+void note_not_measured(Calibrator& c, const Measurable& m, CalibrationResult& r) {
+  if (!m.power.empty()) {
+    const std::string why =
+        m.power + "; the profile's power figures are profile " + r.power_from_name + "'s, each source saying so";
+    for (const char* f : {"core_power", "uncore_w"}) r.not_measured[f] = why;
+    if (m.uncore.empty()) r.not_measured["uncore_power"] = m.power;
+    c.say("not measured: package power (core_power, uncore_w, uncore_power): " + why);
+  }
+  if (!m.uncore.empty()) {
+    const std::string why = "the uncore cannot be set here: " + m.uncore;
+    for (const char* f : {"uncore_power", "memory_bandwidth_knee_hz", "memory_transaction_rate_saturated_per_s"})
+      r.not_measured[f] = r.not_measured.count(f) ? r.not_measured[f] + "; " + why : why;
+    c.say(
+        "not measured: the uncore power ladder, the memory-bandwidth knee and the saturated memory-transaction "
+        "rate: " +
+        why);
+  }
+}
+
+// What the probe left unmeasured (a flat curve, a failed probe, no counters), said once each.
+void note_probe_outcome(Calibrator& c, CalibrationResult& r) {
+  const UncoreProbeResult& p = r.probe;
+  std::string knee_why;
+  if (!p.failed.empty()) {
+    knee_why = "the probe failed: " + p.failed;
+  } else if (p.fit.flat) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  "the probe's time did not change with the uncore level (at most %+.1f %% between %.0f and %.0f "
+                  "MHz): no uncore sensitivity measurable, so no knee",
+                  100 * p.fit.largest_slowdown, r.uncore_hz.front() / 1e6, r.uncore_hz.back() / 1e6);
+    knee_why = buf;
+  }
+  if (!knee_why.empty()) {
+    r.not_measured["memory_bandwidth_knee_hz"] = knee_why;
+    r.not_measured["memory_transaction_rate_saturated_per_s"] =
+        "no probe uncore share to relate a rate to: " + knee_why;
+    c.say("not measured: the memory-bandwidth knee: " + knee_why);
+    return;
+  }
+  if (p.rates_per_s.empty()) {
+    r.not_measured["memory_transaction_rate_saturated_per_s"] = p.no_rate;
+    c.say("not measured: the saturated memory-transaction rate: " + p.no_rate);
+  }
+}
+
+// Gives the machine back (load stopped, uncore then cpufreq restored); false
+// + `error` when something could not be put back.
+bool give_back(LoadThreads& load, CalibrationUncore* uncore, CalibrationFrequency& freq, CalibrationResult& r,
+               std::string& error) {
+  load.stop();
+  RestoreOutcome restored = uncore ? uncore->end() : RestoreOutcome{};
+  const RestoreOutcome core = freq.end();
+  restored.failed.insert(restored.failed.end(), core.failed.begin(), core.failed.end());
+  for (const auto& f : restored.failed) r.warnings.push_back("restore: " + f);
+  if (restored.ok()) return true;
+  error = "could not restore every cpufreq and uncore setting (state kept for `rubato restore`)";
+  return false;
+}
+
+// The uncore part: the ladder (with RAPL) and the probe, at the fastest core frequency.
+bool measure_uncore(Calibrator& c, const CalibrationOptions& o, const Topology& t, CalibrationFrequency& freq,
+                    CalibrationUncore& uncore, CalibrationResult& r, std::string& error) {
+  r.uncore_core_hz = r.freqs_hz.front();
+  if (!freq.set(r.uncore_core_hz)) {
+    error = "setting " + std::to_string(std::lround(r.uncore_core_hz / 1e6)) + " MHz failed";
+    return false;
+  }
+  if (r.measured_power && !measure_uncore_ladder(c, o, uncore, r, error)) return false;
+  c.idle();
+  if (!measure_uncore_probe(
+          o, t, uncore, r, [&](const std::string& line) { c.say(line); }, error))
+    return false;
+  note_probe_outcome(c, r);
+  return true;
+}
+
+// The plan: the result's identity, the points, the uncore levels where the
+// uncore can be set, where the power figures come from. nullptr uncore: not
+// measured (m.uncore says why). false + `error` on a plan that cannot run.
+bool plan_calibration(const CalibrationOptions& o, CalibrationFrequency& freq, CalibrationResult& r, Measurable& m,
+                      std::unique_ptr<CalibrationUncore>& uncore, std::string& error) {
+  r.host = calibration_host();
+  r.date = calibration_date();
+  r.cpu_model = read_cpu_model();
+  r.sysfs_root = o.sysfs_root;
+  r.seconds = o.seconds;
+  r.proc_stat = calibration_proc_stat(o.sysfs_root);
+  if (!plan_points(o, freq.topology(), r, error)) return false;
+  m = Measurable{rapl_problem(o.sysfs_root), ""};
+  uncore = std::make_unique<CalibrationUncore>(freq.topology(), o.state_dir);
+  if (!uncore->usable(m.uncore)) uncore.reset();
+  if (!uncore && o.uncore_asked) {
+    error = "--uncore-freqs / --uncore-probe: the uncore cannot be set here: " + m.uncore;
+    return false;
+  }
+  if (uncore && !plan_uncore_levels(o.uncore_hz, uncore->slowest_hz(), uncore->fastest_hz(), r.uncore_hz, error))
+    return false;
+  r.measured_power = m.power.empty();
+  if (r.measured_power) return true;
+  if (!o.power_from) {
+    error = m.power + "; and no profile to take the power figures from (RUBATO_PROFILE)";
+    return false;
+  }
+  r.power_from = o.power_from;
+  r.power_from_name = o.power_from_name;
+  return true;
+}
+
+// The first progress line: what is measured and about how long it takes.
+void announce(Calibrator& c, const CalibrationOptions& o, const CalibrationResult& r, bool uncore) {
+  const std::size_t power_freqs = r.measured_power ? r.freqs_hz.size() : 0;
+  const double power_s = calibration_duration_s(o, r.cpus.size(), power_freqs) +
+                         (r.measured_power && uncore ? calibration_uncore_duration_s(o, r.uncore_hz.size()) : 0);
+  char per_point[32];
+  std::snprintf(per_point, sizeof per_point, "%.2f", o.seconds);
+  c.say("calibrating " + std::to_string(r.cpus.size()) + " CPUs x " + std::to_string(power_freqs) + " frequencies" +
+        (uncore ? " and " + std::to_string(r.uncore_hz.size()) + " uncore levels" : std::string()) + ", " + per_point +
+        " s per point: about " + std::to_string(std::lround(power_s)) + " s" +
+        (uncore ? ", then the uncore probe (" + std::to_string(r.uncore_hz.size()) + " levels x " +
+                      std::to_string(o.probe_rounds) + " rounds)"
+                : std::string()));
 }
 
 }  // namespace
@@ -601,38 +800,28 @@ std::optional<CalibrationResult> calibrate(const CalibrationOptions& o, std::str
   }
   if (!calibration_possible(o, error)) return std::nullopt;
   CalibrationResult r;
-  r.host = calibration_host();
-  r.date = calibration_date();
-  r.cpu_model = read_cpu_model();
-  r.sysfs_root = o.sysfs_root;
-  r.seconds = o.seconds;
-  r.proc_stat = calibration_proc_stat(o.sysfs_root);
   CalibrationFrequency freq(o.sysfs_root, o.state_dir);
-  if (!plan_points(o, freq.topology(), r, error)) return std::nullopt;
+  Measurable m;
+  std::unique_ptr<CalibrationUncore> uncore;
+  if (!plan_calibration(o, freq, r, m, uncore, error)) return std::nullopt;
 
   LoadThreads load;
   if (!load.start(r.cpus, error)) return std::nullopt;
   if (!freq.begin(r.cpus, error)) return std::nullopt;
   Calibrator c(o, r, freq, load);
-  c.say("calibrating " + std::to_string(r.cpus.size()) + " CPUs x " + std::to_string(r.freqs_hz.size()) +
-        " frequencies, " + std::to_string(o.seconds).substr(0, std::to_string(o.seconds).find('.') + 3) +
-        " s per point: about " +
-        std::to_string(std::lround(calibration_duration_s(o, r.cpus.size(), r.freqs_hz.size()))) + " s");
+  announce(c, o, r, uncore != nullptr);
+  note_not_measured(c, m, r);
   if (r.proc_stat != "/proc/stat") c.say("the machine's load from " + r.proc_stat + " (beside the sysfs root)");
-  if (!measure_points(c, o, freq, r, error)) {
-    load.stop();
-    freq.end();
+  const bool measured = (!r.measured_power || measure_points(c, o, freq, r, error)) &&
+                        (!uncore || measure_uncore(c, o, freq.topology(), freq, *uncore, r, error));
+  if (!measured) {
+    std::string ignored;
+    give_back(load, uncore.get(), freq, r, ignored);
     return std::nullopt;
   }
   c.latency();
-  load.stop();
-  const RestoreOutcome restored = freq.end();
-  for (const auto& f : restored.failed) r.warnings.push_back("restore: " + f);
-  if (!restored.ok()) {
-    error = "could not restore every cpufreq setting (state kept for `rubato restore`)";
-    return std::nullopt;
-  }
-  if (!fit_result(r, error)) return std::nullopt;
+  if (!give_back(load, uncore.get(), freq, r, error)) return std::nullopt;
+  if (r.measured_power && !fit_result(r, error)) return std::nullopt;
   check_samples(r, o);
   return r;
 }

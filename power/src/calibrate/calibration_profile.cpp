@@ -8,20 +8,17 @@
 #include <sstream>
 
 #include "rubato/power/calibrate/calibration.hpp"
+#include "calibrate/calibration_profile_uncore.hpp"
+#include "calibrate/calibration_text.hpp"
 #include "calibrate/sample_median.hpp"
 
 namespace rubato {
 namespace {
 
+using calibration_text::mhz;
+using calibration_text::num;
+
 using json = nlohmann::json;
-
-std::string num(double v, int digits = 3) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return buf;
-}
-
-std::string mhz(double hz) { return std::to_string(std::lround(hz / 1e6)) + " MHz"; }
 
 double round_to(double v, double step) { return std::round(v / step) * step; }
 
@@ -67,46 +64,9 @@ void add_dram(const CalibrationResult& r, const std::string& measured, json& j, 
                       " W; not part of the package figures (informational: the power model does not use it)";
 }
 
-}  // namespace
-
-std::string calibration_profile_json(const CalibrationResult& r, const std::string& name) {
-  const std::string measured = "measured: rubato calibrate, " + r.host + ", " + r.date + ", ";
-  const std::string rapl =
-      "RAPL package energy_uj (powercap, " + r.sysfs_root + "/class/powercap), " + num(r.seconds) + " s per point";
-  const std::string over_k =
-      "k = 0.." + std::to_string(r.cpus.size()) + " CPUs (" + std::to_string(r.cpus.size()) + " loaded, pinned)";
-  json j;
-  j["name"] = name;
-  j["description"] = std::string(r.unreliable.empty() ? "" : "UNRELIABLE (see 'unreliable'): ") +
-                     "Measured by rubato calibrate on " + r.host + " (" +
-                     (r.cpu_model.empty() ? std::string("unknown CPU") : r.cpu_model) + "), " + r.date;
-  if (!r.unreliable.empty()) j["unreliable"] = r.unreliable;
-  j["cpu_model_match"] = json::array();
-  j["cores"] = r.online_cpus;
-  j["cores_per_domain"] = r.cpus_per_domain;
-  j["frequencies_hz"] = r.freqs_hz;
-  std::string busy_spread, idle_spread;
-  j["core_power"] = core_power(r, busy_spread, idle_spread);
-  j["uncore_w"] = round_to(std::max(0.0, r.fit.intercept), 1e-4);
-  j["beta"] = 1.0;
-
-  std::vector<double> seen;
-  for (const auto& t : r.transitions)
-    if (t.seconds >= 0) seen.push_back(t.seconds);
-  j["transition_latency_s"] = std::min(1.0, median_of(seen));
-  j["active_cores_power_w"] = json::array();
-  j["memory_accesses_per_s"] = 0;
-
-  json sources;
-  sources["cores"] = measured + "online CPUs (" + r.sysfs_root +
-                     "/devices/system/cpu/online); a core here is a CPU the kernel lists (an SMT thread counts as one)";
-  sources["cores_per_domain"] = measured + "largest cpufreq related_cpus group";
-  sources["frequencies_hz"] = measured + "the frequencies measured (cpufreq scaling_available_frequencies or --freqs)";
-  sources["uncore_w"] = measured + rapl + ", every CPU idle and " + over_k +
-                        " running a loop: the intercept shared by the least-squares lines of every frequency "
-                        "and loop; ±" +
-                        num(r.fit.intercept_se, 2) + " W (standard error), residual sd " + num(r.fit.residual_sd, 2) +
-                        " W over " + std::to_string(r.fit.dof) + " degrees of freedom";
+// The sources of the core_power table: the fitted slopes and their errors.
+void add_core_power_sources(const std::string& measured, const std::string& rapl, const std::string& over_k,
+                            const std::string& busy_spread, const std::string& idle_spread, json& sources) {
   sources["core_power.busy_w"] = measured + rapl +
                                  ", a compute loop (integer and floating-point dependency chain) on " + over_k +
                                  ": per frequency the least-squares slope, W per busy CPU (x = the loop "
@@ -119,11 +79,82 @@ std::string calibration_profile_json(const CalibrationResult& r, const std::stri
                                  ": per frequency the least-squares slope, W per "
                                  "spinning CPU; standard error " +
                                  idle_spread;
+}
+
+// Where RAPL could not be read: power_from's core_power and uncore_w, each
+// source saying where they come from and why they were not measured.
+void copy_power(const CalibrationResult& r, json& j, json& sources) {
+  const MachineProfile& from = *r.power_from;
+  json power = json::array();
+  for (const auto& p : from.core_power) power.push_back({{"hz", p.hz}, {"busy_w", p.busy_w}, {"idle_w", p.idle_w}});
+  j["core_power"] = power;
+  j["uncore_w"] = from.uncore_w;
+  for (const char* key : {"core_power.busy_w", "core_power.idle_w", "uncore_w"}) {
+    const auto it = from.sources.find(key);
+    const auto why = r.not_measured.find(key == std::string("uncore_w") ? "uncore_w" : "core_power");
+    sources[key] = "NOT MEASURED here (" + (why != r.not_measured.end() ? why->second : std::string("no RAPL")) +
+                   "); copied from profile " + r.power_from_name + ": " +
+                   (it != from.sources.end() ? it->second : std::string("(no source given)"));
+  }
+}
+
+}  // namespace
+
+std::string calibration_profile_json(const CalibrationResult& r, const std::string& name) {
+  const std::string measured = "measured: rubato calibrate, " + r.host + ", " + r.date + ", ";
+  const std::string rapl =
+      "RAPL package energy_uj (powercap, " + r.sysfs_root + "/class/powercap), " + num(r.seconds) + " s per point";
+  const std::string over_k =
+      "k = 0.." + std::to_string(r.cpus.size()) + " CPUs (" + std::to_string(r.cpus.size()) + " loaded, pinned)";
+  json j;
+  j["name"] = name;
+  std::string missing;
+  for (const auto& [field, why] : r.not_measured) missing += (missing.empty() ? "" : ", ") + field;
+  j["description"] = std::string(r.unreliable.empty() ? "" : "UNRELIABLE (see 'unreliable'): ") +
+                     "Measured by rubato calibrate on " + r.host + " (" +
+                     (r.cpu_model.empty() ? std::string("unknown CPU") : r.cpu_model) + "), " + r.date +
+                     (missing.empty() ? "" : "; not measured: " + missing + " (see 'not_measured')");
+  if (!r.unreliable.empty()) j["unreliable"] = r.unreliable;
+  if (!r.not_measured.empty()) j["not_measured"] = r.not_measured;
+  j["cpu_model_match"] = json::array();
+  j["cores"] = r.online_cpus;
+  j["cores_per_domain"] = r.cpus_per_domain;
+  j["frequencies_hz"] = r.freqs_hz;
+  std::string busy_spread, idle_spread;
+  json sources;
+  if (r.measured_power) {
+    j["core_power"] = core_power(r, busy_spread, idle_spread);
+    j["uncore_w"] = round_to(std::max(0.0, r.fit.intercept), 1e-4);
+  } else {
+    copy_power(r, j, sources);
+  }
+  j["beta"] = 1.0;
+
+  std::vector<double> seen;
+  for (const auto& t : r.transitions)
+    if (t.seconds >= 0) seen.push_back(t.seconds);
+  j["transition_latency_s"] = std::min(1.0, median_of(seen));
+  j["active_cores_power_w"] = json::array();
+  j["memory_accesses_per_s"] = 0;
+
+  sources["cores"] = measured + "online CPUs (" + r.sysfs_root +
+                     "/devices/system/cpu/online); a core here is a CPU the kernel lists (an SMT thread counts as one)";
+  sources["cores_per_domain"] = measured + "largest cpufreq related_cpus group";
+  sources["frequencies_hz"] = measured + "the frequencies measured (cpufreq scaling_available_frequencies or --freqs)";
+  if (r.measured_power) {
+    sources["uncore_w"] = measured + rapl + ", every CPU idle and " + over_k +
+                          " running a loop: the intercept shared by the least-squares lines of every frequency "
+                          "and loop; ±" +
+                          num(r.fit.intercept_se, 2) + " W (standard error), residual sd " + num(r.fit.residual_sd, 2) +
+                          " W over " + std::to_string(r.fit.dof) + " degrees of freedom";
+    add_core_power_sources(measured, rapl, over_k, busy_spread, idle_spread, sources);
+  }
   sources["beta"] =
       "ASSUMPTION: 1 (all work scales with frequency); a machine has no single beta: measure a "
       "program's with `rubato calibrate --beta -- PROGRAM` and set RUBATO_BETA";
   sources["transition_latency_s"] = latency_source(r, seen, measured);
-  if (r.has_dram) add_dram(r, measured, j, sources);
+  if (r.has_dram && r.measured_power) add_dram(r, measured, j, sources);
+  add_uncore_fields(r, name, measured, j, sources);
   j["sources"] = sources;
   return j.dump(2) + "\n";
 }
@@ -135,7 +166,7 @@ void sample_rows(std::ostringstream& out, const CalibrationSample& s, int used) 
     const auto& w = s.windows[i];
     out << s.hz << ',' << to_string(s.loop) << ',' << s.k << ',' << i << ',' << w.start_s << ',' << w.seconds << ','
         << w.package_j << ',' << w.dram_j << ',' << w.load_cpu_s << ',' << w.system_busy_s << ',' << s.cur_hz << ','
-        << w.own_cpu_s << ',' << used << '\n';
+        << w.own_cpu_s << ',' << s.uncore_hz << ',' << used << '\n';
   }
 }
 
@@ -143,10 +174,13 @@ void sample_rows(std::ostringstream& out, const CalibrationSample& s, int used) 
 
 std::string calibration_samples_csv(const CalibrationResult& r) {
   std::ostringstream out;
-  out << "hz,loop,k,window,start_s,seconds,package_j,dram_j,load_cpu_s,system_busy_cpu_s,cur_hz,own_cpu_s,used\n";
+  out << "hz,loop,k,window,start_s,seconds,package_j,dram_j,load_cpu_s,system_busy_cpu_s,cur_hz,own_cpu_s,uncore_hz,"
+         "used\n";
   out.precision(10);
   for (const auto& s : r.samples) sample_rows(out, s, 1);
+  for (const auto& s : r.uncore_samples) sample_rows(out, s, 1);
   for (const auto& s : r.set_aside) sample_rows(out, s, 0);
+  for (const auto& s : r.uncore_set_aside) sample_rows(out, s, 0);
   return out.str();
 }
 

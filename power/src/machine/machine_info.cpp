@@ -39,6 +39,7 @@ MachineInfo gather_machine_info(const Settings& settings, const MachineInfoPaths
   m.profile = std::move(chosen.name);
   const std::optional<MachineProfile> profile = std::move(chosen.profile);
   if (profile) m.profile_unreliable = profile->unreliable;
+  if (profile) m.profile_not_measured = profile->not_measured;
   m.state_dir = settings.state_dir.empty() ? default_state_dir() : settings.state_dir;
 
   const std::vector<double> hw = m.topology.available_hz();

@@ -203,6 +203,23 @@ void parse_sources(const json& j, MachineProfile& p, std::string& error) {
   }
 }
 
+// "not_measured": {"field": "why", ...}, optional.
+void parse_not_measured(const json& j, MachineProfile& p, std::string& error) {
+  const auto it = j.find("not_measured");
+  if (it == j.end()) return;
+  if (!it->is_object()) {
+    error = "field 'not_measured': expected an object naming each field not measured and why";
+    return;
+  }
+  for (const auto& [key, value] : it->items()) {
+    if (key.empty() || !value.is_string() || value.get<std::string>().empty()) {
+      error = "field 'not_measured." + key + "': expected a non-empty string saying why";
+      return;
+    }
+    p.not_measured[key] = value.get<std::string>();
+  }
+}
+
 }  // namespace
 
 std::optional<MachineProfile> parse_profile(const std::string& json_text, const std::string& origin,
@@ -239,6 +256,7 @@ std::optional<MachineProfile> parse_profile(const std::string& json_text, const 
   if (error.empty()) parse_memory_bandwidth_knee(j, p, error);
   if (error.empty()) parse_saturated_transaction_rate(j, p, error);
   if (error.empty()) parse_cpu_model_match(j, p, error);
+  if (error.empty()) parse_not_measured(j, p, error);
   if (error.empty()) parse_sources(j, p, error);
   if (error.empty()) require_sources(p, error);
   if (!error.empty()) {

@@ -69,8 +69,12 @@ void MinEnergyRunner::step_closed(const counters::CounterSample* sample, double 
     in.uncore_level = static_cast<int>(uncore_->ladder(0).nearest_level(uncore_->current_hz(0)));
   if (sensors_.energy_j) {
     const std::optional<double> j = sensors_.energy_j();
-    if (j && last_energy_j_) in.energy_j = *j - *last_energy_j_;
+    if (j && last_energy_j_) {
+      in.energy_j = *j - *last_energy_j_;
+      in.metered_s = now_s - last_energy_s_;
+    }
     last_energy_j_ = j;
+    last_energy_s_ = now_s;
   }
   in.sample = sample;
   if (const auto d = learner_->step(in)) {

@@ -64,6 +64,7 @@ class MinEnergyRunner {
   ClosedLoopSensors sensors_;
   min_energy::TypeStatsDelta durations_;
   std::optional<double> last_energy_j_;
+  double last_energy_s_ = 0;  // when last_energy_j_ was read
   bool type_ceilings_ = false;
   Engine& engine_;
   UncoreControl* uncore_;

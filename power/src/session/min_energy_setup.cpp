@@ -51,4 +51,34 @@ min_energy::LearnerParams learner_params(const min_energy::ControllerParams& par
   return p;
 }
 
+namespace {
+
+// "not measured: WHY" where the profile's calibration says so, else "not in the profile".
+std::string absent_because(const MachineProfile& p, const std::string& field) {
+  const auto it = p.not_measured.find(field);
+  return it != p.not_measured.end() ? "not measured: " + it->second : "not in the profile";
+}
+
+}  // namespace
+
+std::vector<std::string> min_energy_profile_gaps(const MachineProfile& profile, bool uncore_lever, bool closed_loop,
+                                                 bool metered) {
+  std::vector<std::string> out;
+  if (!uncore_lever) return out;
+  const std::string who = "min-energy: profile " + profile.name + " has no ";
+  if (profile.uncore_power.empty()) {
+    std::string what = who + "uncore_power ladder (" + absent_because(profile, "uncore_power") +
+                       "): the model sees no power saved by a lower uncore; ";
+    if (closed_loop && metered) what += "a lower uncore is kept only where the meter measures less energy";
+    else if (closed_loop) what += "no meter reads energy here either, so the uncore stays at its fastest level";
+    else what += "the open loop keeps the uncore where its model puts it";
+    out.push_back(what + " (rubato calibrate measures the ladder where intel_uncore_frequency is settable)");
+  }
+  if (!profile.memory_bandwidth_knee_hz)
+    out.push_back(who + "memory_bandwidth_knee_hz (" + absent_because(profile, "memory_bandwidth_knee_hz") +
+                  "): the model's uncore time grows as 1 / f_u from the fastest level" +
+                  (closed_loop ? "; the closed loop judges each level by the durations it measures" : ""));
+  return out;
+}
+
 }  // namespace rubato

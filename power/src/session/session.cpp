@@ -616,6 +616,10 @@ void LiveSession::start_host(ThrottleActuator* throttle) noexcept {
       setup.operating_point = &operating_point_;
       setup.model_label = "modeled:" + profile_->name;
       if (settings_.min_energy_closed_loop) closed_loop_setup(setup);
+      for (const std::string& line :
+           min_energy_profile_gaps(*profile_, uncore_lever_ && uncore_lever_->domains() > 0,
+                                   settings_.min_energy_closed_loop, static_cast<bool>(setup.energy_j)))
+        note(line);
     }
     std::vector<std::string> warnings;
     controllers_ = ControllerHost::start(std::move(setup), warnings);
@@ -639,6 +643,7 @@ void LiveSession::closed_loop_setup(ControllerSetup& setup) {
                                  measured, setup.model_label);
   if (meter_) setup.energy_j = [this] { return meter_->read_j(); };
   else if (freq_->name() == "emulated") setup.energy_j = [this] { return emulated_energy_j(); };
+  setup.learner->metered = static_cast<bool>(setup.energy_j);
   setup.task_type_names = [this] { return task_types_.names(); };
 }
 

@@ -15,7 +15,11 @@
 //    busy time as the power;
 //  - with --uncore-khz MIN,MAX an intel_uncore_frequency domain
 //    (package_00_die_00) whose current_freq_khz follows the max_freq_khz
-//    written (the hardware runs at most there; rubato sets min = max).
+//    written (the hardware runs at most there; rubato sets min = max);
+//    with --uncore-power-w BASE,SPAN[,EXP] as well, the package's constant
+//    part U becomes a law of that current frequency fu:
+//        U(fu) = BASE + SPAN · ((fu − MIN) / (MAX − MIN))^EXP   (EXP 1 by default)
+//    so that a calibration has an uncore power ladder to find.
 // The law's constants are arguments: they live in the test, never in rubato.
 //
 // Busy time: only the process under test — the pid in FILE (--follow-pid-file,
@@ -27,10 +31,16 @@
 // neighbour: CPUS busy CPUs (filled in order) from FROM to UNTIL seconds
 // after the followed process was first seen (UNTIL "end": until this program
 // stops), in the power and in /proc/stat alike, at the fake frequencies.
+// --follow-descendants adds the followed process's children, theirs, and so
+// on (found by their parent pid in /proc every period): `rubato run` or
+// `rubato calibrate --uncore-probe` start the program that does the work.
+// --no-rapl leaves the powercap tree out (a node whose meter is not readable).
 //
 //   fake_machine ROOT --freqs-khz K,K,... --uncore-w U --core-w C --exponent A
-//                --follow-pid-file FILE [--neighbour CPUS@FROM-UNTIL]
-//                [--dram-w D] [--dram-busy-w DB] [--uncore-khz MIN,MAX] [--period-ms 5]
+//                --follow-pid-file FILE [--follow-descendants] [--no-rapl] [--neighbour CPUS@FROM-UNTIL]
+//                [--dram-w D] [--dram-busy-w DB] [--uncore-khz MIN,MAX]
+//                [--uncore-power-w BASE,SPAN[,EXP]] [--period-ms 5]
+// (--uncore-w may be left out where --uncore-power-w gives the constant part.)
 // Writes ROOT/fake-machine.ready once the tree exists; ends at SIGTERM/SIGINT.
 #include <dirent.h>
 #include <sys/resource.h>
@@ -121,24 +131,72 @@ bool thread_time(const std::string& task_dir, double& seconds, int& cpu) {
   return true;
 }
 
-// Busy seconds per CPU of one process's threads, accumulated across calls
-// (each thread's new time goes to the CPU it last ran on). The process is the
-// pid in a file, re-read every 50 ms: until it holds one, nothing is busy.
+// Every process's parent, from /proc/<pid>/stat (field 4, after the name),
+// kept across calls: only processes not seen before are read (a parent does
+// not change while the test's processes live), so that the tree can be
+// scanned every period. Found 50 ms late, a new descendant's CPU time so far
+// came in one period: a power spike where `rubato run`'s measurements start.
+class ProcessParents {
+ public:
+  const std::map<int, int>& update() {
+    std::map<int, int> now;
+    DIR* d = ::opendir("/proc");
+    if (!d) return parent_;
+    while (dirent* e = ::readdir(d)) {
+      const int pid = std::atoi(e->d_name);
+      if (pid <= 0) continue;
+      if (const auto it = parent_.find(pid); it != parent_.end()) {
+        now.insert(*it);
+        continue;
+      }
+      std::ifstream in(std::string("/proc/") + e->d_name + "/stat");
+      std::string text;
+      std::getline(in, text);
+      const auto close = text.rfind(')');
+      if (close == std::string::npos) continue;
+      std::istringstream s(text.substr(close + 2));
+      std::string state;
+      int ppid = 0;
+      if (s >> state >> ppid) now[pid] = ppid;
+    }
+    ::closedir(d);
+    parent_ = std::move(now);
+    return parent_;
+  }
+
+ private:
+  std::map<int, int> parent_;
+};
+
+// `top` and every process below it.
+std::vector<int> process_tree(int top, ProcessParents& parents) {
+  const std::map<int, int>& parent = parents.update();
+  std::vector<int> tree = {top};
+  for (std::size_t i = 0; i < tree.size(); ++i)
+    for (const auto& [pid, ppid] : parent)
+      if (ppid == tree[i] && pid != top) tree.push_back(pid);
+  return tree;
+}
+
+// Busy seconds per CPU of one process's threads (with `descendants`, also of
+// every process below it), accumulated across calls (each thread's new time
+// goes to the CPU it last ran on). The process is the pid in a file, re-read
+// every period (its process tree too): until it holds one, nothing is busy.
 class FollowedProcess {
  public:
-  explicit FollowedProcess(std::string pid_file) : pid_file_(std::move(pid_file)) {}
+  FollowedProcess(std::string pid_file, bool descendants) : pid_file_(std::move(pid_file)), descendants_(descendants) {}
 
   // Seconds since the followed process was first seen; < 0 before.
   double seen_for_s() const { return seen_ ? std::chrono::duration<double>(Clock::now() - first_seen_).count() : -1; }
 
   const std::map<int, double>& read() {
-    const auto now = Clock::now();
-    if (now - checked_ > std::chrono::milliseconds(50)) {
-      checked_ = now;
-      const int pid = std::atoi(first_word(pid_file_).c_str());
-      if (pid > 0 && pid != pid_) follow(pid);
-    }
-    if (pid_ > 0) add_new_time();
+    // Every period: a process followed late has its time so far dropped,
+    // a descendant found late brings all of it into one period.
+    const int named = std::atoi(first_word(pid_file_).c_str());
+    if (named > 0 && named != pid_) follow(named);
+    if (pid_ > 0) pids_ = descendants_ ? process_tree(pid_, parents_) : std::vector<int>{pid_};
+    for (int pid : pids_) add_new_time(pid);
+    baseline_ = false;
     return busy_;
   }
 
@@ -151,8 +209,8 @@ class FollowedProcess {
     seen_ = true;
   }
 
-  void add_new_time() {
-    const std::string task = "/proc/" + std::to_string(pid_) + "/task";
+  void add_new_time(int pid) {
+    const std::string task = "/proc/" + std::to_string(pid) + "/task";
     DIR* d = ::opendir(task.c_str());
     if (!d) return;
     while (dirent* e = ::readdir(d)) {
@@ -161,20 +219,22 @@ class FollowedProcess {
       int cpu = 0;
       if (!thread_time(task + "/" + e->d_name, t, cpu)) continue;
       const auto it = last_.find(e->d_name);
-      // A thread first seen after the process was followed started since the
-      // previous scan: all its time is new.
+      // A thread (or a descendant process) first seen after the process was
+      // followed started since the previous scan: all its time is new.
       const double before = it != last_.end() ? it->second : baseline_ ? t : 0;
       if (t > before) busy_[cpu] += t - before;
-      last_[e->d_name] = t;
+      last_[e->d_name] = t;  // thread ids are unique among live threads of every process
     }
     ::closedir(d);
-    baseline_ = false;
   }
 
   std::string pid_file_;
+  bool descendants_ = false;
   int pid_ = 0;
+  std::vector<int> pids_;
+  ProcessParents parents_;
   bool baseline_ = false, seen_ = false;
-  Clock::time_point checked_{}, first_seen_{};
+  Clock::time_point first_seen_{};
   std::map<std::string, double> last_;
   std::map<int, double> busy_;
 };
@@ -228,17 +288,39 @@ std::string proc_stat_text(const std::vector<int>& cpus, const std::map<int, dou
 int usage() {
   std::fprintf(stderr,
                "usage: fake_machine ROOT --freqs-khz K,K,... --uncore-w U --core-w C --exponent A "
-               "--follow-pid-file FILE [--neighbour CPUS@FROM-UNTIL] [--dram-w D] [--dram-busy-w DB] "
-               "[--uncore-khz MIN,MAX] [--period-ms 5]\n");
+               "--follow-pid-file FILE [--follow-descendants] [--no-rapl] [--neighbour CPUS@FROM-UNTIL] [--dram-w D] "
+               "[--dram-busy-w DB] [--uncore-khz MIN,MAX] [--uncore-power-w BASE,SPAN[,EXP]] [--period-ms 5]\n");
   return 2;
 }
 
 struct Law {
   std::vector<long> khz;
   double U = -1, C = -1, A = -1, D = 0, DB = 0;
+  // --uncore-power-w: U(fu) = base + span · ((fu − min) / (max − min))^exp; span < 0: not given.
+  double uncore_base_w = 0, uncore_span_w = -1, uncore_exp = 1;
+  long uncore_min_khz = 0, uncore_max_khz = 0;
+
+  // The package's constant part at uncore frequency `fu_khz`.
+  double constant_w(long fu_khz) const {
+    if (uncore_span_w < 0 || uncore_max_khz <= uncore_min_khz) return U;
+    const double x = std::clamp(
+        static_cast<double>(fu_khz - uncore_min_khz) / static_cast<double>(uncore_max_khz - uncore_min_khz), 0.0, 1.0);
+    return uncore_base_w + uncore_span_w * std::pow(x, uncore_exp);
+  }
 };
 
-void write_tree(const std::vector<int>& cpus, const std::vector<long>& khz, unsigned long long range_uj) {
+// "BASE,SPAN[,EXP]", each finite, BASE and SPAN >= 0, EXP > 0.
+bool parse_uncore_power(const std::string& v, Law& law) {
+  double base = 0, span = 0, exp = 1;
+  const int n = std::sscanf(v.c_str(), "%lf,%lf,%lf", &base, &span, &exp);
+  if (n < 2 || !(base >= 0) || !(span >= 0) || !(exp > 0) || !std::isfinite(base + span + exp)) return false;
+  law.uncore_base_w = base;
+  law.uncore_span_w = span;
+  law.uncore_exp = exp;
+  return true;
+}
+
+void write_tree(const std::vector<int>& cpus, const std::vector<long>& khz, unsigned long long range_uj, bool rapl) {
   const long fmax = khz.front(), fmin = khz.back();
   put("devices/system/cpu/online", cpu_list_text(cpus) + "\n");
   std::string avail;
@@ -259,6 +341,7 @@ void write_tree(const std::vector<int>& cpus, const std::vector<long>& khz, unsi
     put(dir + "scaling_driver", "acpi-cpufreq\n");
     put(dir + "scaling_cur_freq", std::to_string(fmax) + "\n");
   }
+  if (!rapl) return;
   put("class/powercap/intel-rapl/enabled", "1\n");
   for (const auto& [zone, name] : {std::pair{"intel-rapl:0", "package-0"}, std::pair{"intel-rapl:0:0", "dram"}}) {
     const std::string dir = std::string("class/powercap/") + zone + "/";
@@ -313,8 +396,17 @@ int main(int argc, char** argv) {
   Neighbour neighbour;
   int period_ms = 5;
   long uncore_min_khz = 0, uncore_max_khz = 0;
-  for (int i = 2; i + 1 < argc; i += 2) {
-    const std::string k = argv[i], v = argv[i + 1];
+  bool descendants = false, rapl = true;
+  for (int i = 2; i < argc; i += 2) {
+    const std::string k = argv[i];
+    if (k == "--follow-descendants" || k == "--no-rapl") {  // the options without a value
+      if (k == "--no-rapl") rapl = false;
+      else descendants = true;
+      --i;
+      continue;
+    }
+    if (i + 1 >= argc) return usage();
+    const std::string v = argv[i + 1];
     if (k == "--freqs-khz") {
       std::stringstream s(v);
       for (std::string part; std::getline(s, part, ',');) law.khz.push_back(std::stol(part));
@@ -330,16 +422,23 @@ int main(int argc, char** argv) {
       if (std::sscanf(v.c_str(), "%ld,%ld", &uncore_min_khz, &uncore_max_khz) != 2 ||
           !(uncore_max_khz > uncore_min_khz))
         return usage();
+    } else if (k == "--uncore-power-w") {
+      if (!parse_uncore_power(v, law)) return usage();
     } else if (k == "--period-ms") period_ms = std::max(1, std::atoi(v.c_str()));
     else return usage();
   }
+  const bool uncore_law = law.uncore_span_w >= 0;
+  if (uncore_law && uncore_max_khz == 0) return usage();  // an uncore power law needs an uncore
+  if (uncore_law && law.U < 0) law.U = 0;                 // unused: the law gives the constant part
+  law.uncore_min_khz = uncore_min_khz;
+  law.uncore_max_khz = uncore_max_khz;
   if (law.khz.empty() || law.U < 0 || law.C < 0 || law.A < 0 || pid_file.empty()) return usage();
   std::sort(law.khz.begin(), law.khz.end(), std::greater<>());
   const long fmax = law.khz.front();
 
   const std::vector<int> cpus = online_cpus();
   const unsigned long long range_uj = 262143328850ULL;
-  write_tree(cpus, law.khz, range_uj);
+  write_tree(cpus, law.khz, range_uj, rapl);
   long uncore_cur_khz = uncore_max_khz;
   if (uncore_max_khz > 0) write_uncore_tree(uncore_min_khz, uncore_max_khz);
   std::filesystem::path sysfs(root);
@@ -356,7 +455,7 @@ int main(int argc, char** argv) {
   // permitted (root): CFS then gives it the CPU it asks for, a few % at most.
   // Not real-time: its /proc scans would then starve everything else.
   (void)::setpriority(PRIO_PROCESS, 0, -20);
-  FollowedProcess followed(pid_file);
+  FollowedProcess followed(pid_file, descendants);
   std::map<int, double> last_busy = followed.read(), busy_total;  // busy_total: followed + neighbour
   std::map<int, long> cur;
   for (int c : cpus) cur[c] = fmax;
@@ -375,7 +474,7 @@ int main(int argc, char** argv) {
     const std::map<int, double> busy = followed.read();
     const std::map<int, double> phantom = neighbour.busy(cpus, followed.seen_for_s(), dt);
     double busy_s = 0;
-    pkg_j += law.U * dt;
+    pkg_j += law.constant_w(uncore_cur_khz) * dt;
     for (int c : cpus) {
       const double own = std::max(0.0, (busy.count(c) ? busy.at(c) : 0) - (last_busy.count(c) ? last_busy.at(c) : 0));
       const double b = own + (phantom.count(c) ? phantom.at(c) : 0);
@@ -385,10 +484,12 @@ int main(int argc, char** argv) {
     }
     last_busy = busy;
     dram_j += law.D * dt + law.DB * busy_s;
-    put("class/powercap/intel-rapl:0/energy_uj",
-        std::to_string(static_cast<unsigned long long>(pkg_j * 1e6) % range_uj) + "\n");
-    put("class/powercap/intel-rapl:0:0/energy_uj",
-        std::to_string(static_cast<unsigned long long>(dram_j * 1e6) % range_uj) + "\n");
+    if (rapl) {
+      put("class/powercap/intel-rapl:0/energy_uj",
+          std::to_string(static_cast<unsigned long long>(pkg_j * 1e6) % range_uj) + "\n");
+      put("class/powercap/intel-rapl:0:0/energy_uj",
+          std::to_string(static_cast<unsigned long long>(dram_j * 1e6) % range_uj) + "\n");
+    }
     put_at(proc_stat, proc_stat_text(cpus, busy_total, std::chrono::duration<double>(now - start).count()));
   }
   return 0;

@@ -86,6 +86,11 @@ struct LearnerParams {
   // where the host can set per-type ceilings.
   double transition_latency_s = 0;
   bool per_type_core = true;
+  // A meter reads energy during the run. Without one, and with a profile
+  // whose uncore power is the same at every level (no uncore_power ladder),
+  // nothing can show a lower uncore saving energy: the uncore stays at its
+  // fastest level rather than follow the durations' noise.
+  bool metered = false;
   // How probes' energies are labelled: the meter's ("measured:rapl") and the model's ("modeled:<profile>").
   std::string measured_energy_label = "measured";
   std::string modelled_energy_label = "modeled";
@@ -102,6 +107,9 @@ struct LearnerInput {
   // within, or there is no uncore lever.
   int uncore_level = -1;
   std::optional<double> energy_j;  // measured over the interval (a meter); nullopt: none
+  // The time energy_j covers (between the meter's two reads); 0: the nominal
+  // interval. A controller thread woken late on a busy machine covers more.
+  double metered_s = 0;
   const counters::CounterSample* sample = nullptr;
 };
 
@@ -173,6 +181,10 @@ class Learner {
     double energy_per_work = 0;           // J per reference second: measured where it was, else modelled
     double modelled_energy_per_work = 0;  // the model's power times the measured time factor
     double measured_power_w = 0;          // the meter's, per working worker
+    // Its relative standard error from the intervals' powers (infinite with
+    // fewer than 2): a meter that ticks coarsely against the interval (the
+    // fake node's 5 ms against 10 ms) reads ±50 % per interval.
+    double measured_power_rel_se = 0;
     bool measured_energy = false;
     std::uint64_t segments = 0;
   };
@@ -216,6 +228,8 @@ class Learner {
   struct Measurement {
     std::map<TaskType, Stat> at_ceiling;  // segments run at their type's ceiling
     double energy_j = 0, metered_s = 0;   // the meter's energy and the time it covers
+    double power_sum = 0, power_sq = 0;   // the intervals' powers (W), for their spread
+    int metered = 0;                      // intervals the meter read
     double working = 0, waiting = 0;      // summed over intervals
     int intervals = 0;
     bool energy_measured = true;
@@ -247,9 +261,16 @@ class Learner {
   Verdict time_verdict(const Evaluation& e, const std::vector<TaskType>& types, std::string& why,
                        const Evaluation* previous = nullptr) const;
   void conclude_core(Phase& ph, TaskType key, Evaluation e, Verdict v, std::string why);
+  // Whether `now` takes more energy per work than `before`: the meter's
+  // verdict where both were measured and they differ beyond the meter's 95 %
+  // interval, else the model's (`now_model`, `before_model`: its energies).
+  // `why` says which and by how much.
+  bool more_energy(const Evaluation& now, const Evaluation& before, double now_model, double before_model,
+                   std::string& why) const;
   double type_energy(const Phase& ph, double time_factor, int level) const;
   void start_core(Phase& ph);
   void start_uncore(Phase& ph);
+  bool uncore_power_known() const;  // the model's uncore power differs between levels
   Level ceiling_of(const Phase& ph, TaskType t) const;
   // The good level of least energy in `good`, and an unmeasured level next to it below `hi_bad` (-1: none).
   int best_level(const std::map<int, Evaluation>& good) const;
@@ -266,6 +287,9 @@ class Learner {
   std::vector<TaskType> probed_types(const Phase& ph) const;
   void record_probe(const Phase& ph, const std::string& lever, int level, TaskType type, const Evaluation& e, bool kept,
                     const std::string& why);
+  // The probes of `ph` under way and without a verdict (the phase left, the
+  // run ended): in the report too, so that no level it set goes unsaid.
+  std::vector<LearningProbe> probes_in_flight(const Phase& ph, const std::string& why) const;
   LearnerDecision decision_for(const Phase& ph, const std::string& reason) const;
   void change(LearnerDecision d, double now_s);
   int settle_intervals() const;

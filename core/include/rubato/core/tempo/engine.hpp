@@ -276,13 +276,13 @@ class Engine {
   // `lands_after_ns`: a raise that lands that much after it is requested (slack wake-ups).
   void publish_domain(DomainId d, std::uint64_t lands_after_ns = 0) noexcept;
   void note_change(Domain& dom, Level before, std::uint64_t when) noexcept;
-  bool account_segment(WorkerId w, Slot& s, std::uint64_t duration_ns, Level lv) noexcept;          // true: stretched
+  bool account_segment(WorkerId w, Slot& s, std::uint64_t duration_ns, Level lv) noexcept;  // true: stretched
   // Free time; `segment_ends`: a segment ends with the run (its type's duration is recorded).
   std::uint64_t account_run(WorkerId w, Slot& s, std::uint64_t start, std::uint64_t now,
                             bool segment_ends = true) noexcept;
   // The open run ends: account_run.
   std::uint64_t close_run(WorkerId w, Slot& s, std::uint64_t now, bool segment_ends = true) noexcept;
-  void start_run(Slot& s, std::uint64_t now) noexcept;                       // a busy run opens at `now`
+  void start_run(Slot& s, std::uint64_t now) noexcept;  // a busy run opens at `now`
   [[gnu::noinline]] void measure_run(WorkerId w, Slot& s) noexcept;
   void leave_immediacy_list(WorkerId w) noexcept;                            // immediacy relay; list lock held
   Level guarded_target(WorkerId w, Slot& s, Level from, Level to) noexcept;  // the guard's verdict

@@ -2,14 +2,19 @@
 // machine's profile with RAPL (powercap energy_uj) and cpufreq control —
 // package power with every CPU idle and with k = 1..n CPUs running a compute
 // loop and a spin-wait loop at each frequency, the frequency transition
-// latency, DRAM power where RAPL has a dram zone — and writes it as a profile
-// RUBATO_PROFILE accepts, each number with its method and spread, and the
-// raw samples beside it. Every cpufreq setting it changes is saved first and
-// put back at the end, at a fatal signal, or by `rubato restore` (the sysfs
-// back-end's state file and restore plan).
+// latency, DRAM power where RAPL has a dram zone — and, where
+// intel_uncore_frequency lets it set the uncore, the package power at each
+// uncore level (the uncore power ladder) and the time of uncore-bound work
+// at each level (the memory-bandwidth knee; calibration_uncore.hpp). It
+// writes a profile RUBATO_PROFILE accepts, each number with its method and
+// spread, what it could not measure and why, and the raw samples beside it.
+// Every cpufreq and uncore setting it changes is saved first and put back at
+// the end, at a fatal signal, or by `rubato restore` (the state files and
+// restore plans of the sysfs back-ends).
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,7 +22,9 @@
 
 #include "rubato/power/calibrate/calibration_fit.hpp"
 #include "rubato/power/calibrate/calibration_load.hpp"
+#include "rubato/power/calibrate/calibration_uncore.hpp"
 #include "rubato/power/frequency/frequency_control.hpp"
+#include "rubato/power/machine/profile.hpp"
 #include "rubato/power/machine/topology.hpp"
 
 namespace rubato {
@@ -43,6 +50,22 @@ struct CalibrationOptions {
   double quiet_wait_s = 30;
   bool allow_noisy = false;
   std::function<void(const std::string&)> progress;  // one line per step; may be empty
+
+  // The uncore, where intel_uncore_frequency lets it be set (else not measured, and why):
+  std::vector<double> uncore_hz;  // levels to measure (--uncore-freqs); empty: default_uncore_levels
+  bool uncore_asked = false;      // the command asked for the uncore (--uncore-freqs, --uncore-probe)
+  int probe_rounds = 5;           // rounds of the probe, each timing every level once (rotated)
+  std::size_t probe_bytes = 0;    // the built-in probe's arrays together; 0: memory_probe_bytes
+  // A program to time instead of the built-in probe (--uncore-probe), and its
+  // name for the sources; empty: the built-in streaming triad.
+  ProbeTiming probe_program;
+  std::string probe_program_name;
+  std::string counters = "auto";  // RUBATO_COUNTERS: what counts the probe's memory transactions
+  // Where RAPL cannot be read but the uncore can be timed: the profile whose
+  // power figures the written profile copies, each saying so (RUBATO_PROFILE).
+  std::optional<MachineProfile> power_from;
+  std::string power_from_name;
+  std::function<bool()> stop_requested;  // a forwarded SIGINT / SIGTERM: stop between measurements
 };
 
 // The machine's busy time comes from proc/stat beside the sysfs root:
@@ -54,8 +77,10 @@ std::string calibration_proc_stat(const std::string& sysfs_root);
 std::string calibration_host();
 std::string calibration_date();
 
-// The measurement's wall time, s, for `cpus` CPUs and `freqs` frequencies.
+// The measurement's wall time, s, for `cpus` CPUs and `freqs` frequencies ...
 double calibration_duration_s(const CalibrationOptions& o, std::size_t cpus, std::size_t freqs);
+// ... and for the uncore power ladder's `levels` (the probe's time is the probe's).
+double calibration_uncore_duration_s(const CalibrationOptions& o, std::size_t levels);
 
 // One sub-window of a measurement (the raw samples).
 struct CalibrationWindow {
@@ -73,7 +98,8 @@ struct CalibrationSample {
   double hz = 0;
   LoadKind loop = LoadKind::idle;
   std::size_t k = 0;
-  double cur_hz = 0;  // scaling_cur_freq of the first loaded CPU's policy at the end (0 unknown)
+  double cur_hz = 0;     // scaling_cur_freq of the first loaded CPU's policy at the end (0 unknown)
+  double uncore_hz = 0;  // the uncore level pinned during it; 0: left as the machine had it
   std::vector<CalibrationWindow> windows;
 
   double seconds() const;
@@ -117,6 +143,22 @@ struct CalibrationResult {
   // Groups of the fit: 2 per frequency (i = 2 * f + 0 compute, + 1 spin).
   SharedInterceptFit fit;
   std::vector<std::string> warnings;
+
+  // Package power was measured (RAPL); false: the power figures are power_from's.
+  bool measured_power = true;
+  std::optional<MachineProfile> power_from;
+  std::string power_from_name;
+  // The uncore levels measured, descending (empty: the uncore was not
+  // measured), at the core frequency uncore_core_hz.
+  std::vector<double> uncore_hz;
+  double uncore_core_hz = 0;
+  // Per level, in uncore_hz's order: every CPU idle, then every measured CPU
+  // in the compute loop (empty without RAPL); the set-aside ones beside.
+  std::vector<CalibrationSample> uncore_samples, uncore_set_aside;
+  std::vector<UncoreLadderPoint> uncore_ladder;  // from uncore_samples
+  UncoreProbeResult probe;
+  // What could not be measured, field -> why (the profile's "not_measured").
+  std::map<std::string, std::string> not_measured;
 
   std::size_t group(std::size_t freq_index, LoadKind loop) const { return 2 * freq_index + (loop == LoadKind::spin); }
 };
@@ -168,5 +210,8 @@ std::string calibration_profile_json(const CalibrationResult& r, const std::stri
 std::string calibration_samples_csv(const CalibrationResult& r);
 // ... and one per frequency transition timed (FILE.transitions.csv).
 std::string calibration_transitions_csv(const CalibrationResult& r);
+// The uncore probe (FILE.uncore-probe.csv): a row per timing, then the curve
+// per level (the least time, its ratio to the fastest level's, the fit's).
+std::string calibration_uncore_probe_csv(const CalibrationResult& r);
 
 }  // namespace rubato

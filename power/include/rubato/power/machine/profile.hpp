@@ -63,6 +63,11 @@ struct MachineProfile {
   // Why the numbers cannot be trusted ("unreliable": a calibration kept points
   // other processes polluted, `rubato calibrate --allow-noisy`); empty: no known reason.
   std::string unreliable;
+  // What the calibration that wrote the profile could not measure here, each
+  // field with why ("not_measured": {"uncore_power": "no intel_uncore_frequency
+  // domain ..."}; docs/calibrate.md): a field named here is absent, or copied
+  // from another profile and saying so in its source. Empty: nothing known missing.
+  std::map<std::string, std::string> not_measured;
 };
 
 // The uncore transition latency when a profile gives none: 10 ms, the slower

@@ -39,4 +39,12 @@ min_energy::LearnerParams learner_params(const min_energy::ControllerParams& par
                                          double transition_latency_s, const std::string& measured_label,
                                          const std::string& model_label);
 
+// What the profile lacks that min-energy would use with an uncore lever (the
+// uncore power ladder, the memory-bandwidth knee), each with the profile's
+// not_measured reason where it gives one, and what min-energy does instead
+// (`closed_loop`, `metered`: its loop, a meter during the run). One report
+// note each; empty where nothing is missing.
+std::vector<std::string> min_energy_profile_gaps(const MachineProfile& profile, bool uncore_lever, bool closed_loop,
+                                                 bool metered);
+
 }  // namespace rubato
