@@ -450,14 +450,19 @@ void Learner::accept_seed(const Search& s, int level, Evaluation& e, Verdict& v,
   e.time_factor = s.seed_time_factor;
 }
 
-void Learner::record_probe(const Phase& ph, const std::string& lever, int level, TaskType type, const Evaluation& e,
-                           bool kept, const std::string& why) {
+LearningProbe Learner::probe_entry(const Phase& ph, const std::string& lever, int level, TaskType type) const {
   LearningProbe p;
   p.t_s = now_s_;
   p.phase = ph.id;
   p.lever = lever;
   p.level = level;
   p.type = type == kMix ? 0 : type;
+  return p;
+}
+
+void Learner::record_probe(const Phase& ph, const std::string& lever, int level, TaskType type, const Evaluation& e,
+                           bool kept, const std::string& why) {
+  LearningProbe p = probe_entry(ph, lever, level, type);
   p.time_factor = e.time_factor;
   p.time_factor_se = e.se;
   const bool measured = e.measured_energy && ph.reference_eval.measured_energy;
@@ -977,12 +982,7 @@ std::optional<LearnerDecision> Learner::step(const LearnerInput& in) {
 std::vector<LearningProbe> Learner::probes_in_flight(const Phase& ph, const std::string& why) const {
   std::vector<LearningProbe> out;
   auto cut = [&](const std::string& lever, int level, TaskType type) {
-    LearningProbe p;
-    p.t_s = now_s_;
-    p.phase = ph.id;
-    p.lever = lever;
-    p.level = level;
-    p.type = type == kMix ? 0 : type;
+    LearningProbe p = probe_entry(ph, lever, level, type);
     p.time_factor = 0;  // none measured
     p.energy_source = "none";
     for (const auto& [t, st] : m_.at_ceiling) p.segments += static_cast<std::uint64_t>(st.n);

@@ -285,6 +285,8 @@ class Learner {
   void accept_seed(const Search& s, int level, Evaluation& e, Verdict& v, std::string& why,
                    const Evaluation* previous) const;
   std::vector<TaskType> probed_types(const Phase& ph) const;
+  // A probe's entry in the report: when, which phase, lever, level and type.
+  LearningProbe probe_entry(const Phase& ph, const std::string& lever, int level, TaskType type) const;
   void record_probe(const Phase& ph, const std::string& lever, int level, TaskType type, const Evaluation& e, bool kept,
                     const std::string& why);
   // The probes of `ph` under way and without a verdict (the phase left, the
