@@ -3,7 +3,7 @@
 
 For every point of a sweep — plant (plants/*.json, with its own uncore time
 exponent), program (one loop of b_c, b_u; a phased program; a mixed one) — it
-simulates baseline and eco on 20 workers, eco believing profile
+simulates baseline and eco on 20 workers (--workers), eco believing profile
 haswell-e5-2650v3 with no counters and no given shares, several trials
 (victim seeds), and the oracle: every static (core, uncore) pair run on the
 plant, the least energy within the bound kept (per phase for the ideal of a
@@ -17,6 +17,10 @@ phased program). It prints one Markdown table and the goals' verdicts:
 Everything is simulated (energy: simulated:<plant>); nothing is measured.
 
     python3 benchmarks/closed_loop/sweep.py --rubato build/default/cli/rubato [--trials 5] [--quick]
+
+`--workers W --phase-tasks N --phased-only` runs the phased program alone on
+W workers with N tasks a phase (fewer segments a phase: learning takes more
+of it).
 """
 import argparse
 import itertools
@@ -107,23 +111,27 @@ def main():
     ap.add_argument("--rubato", default="build/default/cli/rubato")
     ap.add_argument("--trials", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="fewer points (one plant, a coarse grid)")
+    ap.add_argument("--workers", type=int, default=20)
+    ap.add_argument("--phase-tasks", type=int, default=10000, help="tasks in each phase of the phased program")
+    ap.add_argument("--phased-only", action="store_true", help="the phased program only")
     a = ap.parse_args()
     plants = [("plant-steep", 1.3), ("plant-flat", 0.8)]
     grid = [(bc, bu) for bc in (0.1, 0.5, 0.9) for bu in (0.0, 0.25, 0.5, 0.75) if bc + bu <= 1.0 + 1e-9]
     if a.quick:
         plants = plants[:1]
         grid = [(0.1, 0.75), (0.5, 0.25), (0.9, 0.0)]
-    compute, memory = loop(10000, 0.9, 0.02), loop(10000, 0.05, 0.75)
+    compute, memory = loop(a.phase_tasks, 0.9, 0.02), loop(a.phase_tasks, 0.05, 0.75)
     print("| plant | program | eco time / baseline | eco energy / baseline | oracle's static pair: energy (time) "
           "| time goal | energy goal |")
     print("|---|---|---|---|---|---|---|")
     failures = []
     for plant, g in plants:
-        sim = Sim(a.rubato, os.path.join(HERE, "plants", plant + ".json"), g)
-        points = [(f"loop b_c {bc} b_u {bu}", loop(20000, bc, bu), None) for bc, bu in grid]
+        sim = Sim(a.rubato, os.path.join(HERE, "plants", plant + ".json"), g, workers=a.workers)
+        points = [] if a.phased_only else [(f"loop b_c {bc} b_u {bu}", loop(20000, bc, bu), None) for bc, bu in grid]
         points.append(("phased (compute, memory, compute, memory)", ",".join([compute, memory] * 2),
                        [compute, memory, compute, memory]))
-        points.append(("mixed (compute + memory co-running)", compute + "+" + memory, None))
+        if not a.phased_only:
+            points.append(("mixed (compute + memory co-running)", compute + "+" + memory, None))
         for label, dag, phases in points:
             r = point(sim, label, dag, a.trials, phases)
             (tm, tc), (em, ec) = r["time"], r["energy"]
@@ -145,7 +153,7 @@ def main():
             if not energy_ok:
                 failures.append(f"{plant} {label}: energy")
     print()
-    print(f"simulated, {a.trials} trials a point, 20 workers, bound {BOUND:.0%}; eco believes haswell-e5-2650v3, "
+    print(f"simulated, {a.trials} trials a point, {a.workers} workers, bound {BOUND:.0%}; eco believes haswell-e5-2650v3, "
           "no counters, no given shares")
     print("goals missed: " + ("; ".join(failures) if failures else "none"))
     return 1 if failures else 0

@@ -360,6 +360,14 @@ void Learner::finish_reference(Phase& ph) {
       ts.reference_mean = st.mean();
       ts.reference_var = st.variance();
       ts.has_reference = ts.reference_mean > 0;
+      // The reference's own work is the run's too, at the fastest pair: it
+      // counts in the run's time factor and in what probes' excess is a share
+      // of. Left out, a probe beyond the bound just after a long reference
+      // looked many times its size and closed the bound to later searches.
+      if (ts.has_reference) {
+        measured_ns_ += st.sum_ns;
+        reference_ns_ += st.sum_ns;
+      }
     }
     ph.weight[t] = ts.has_reference ? st.n * ts.reference_mean : 0;  // unmeasured: stays at the reference
     total += ph.weight[t];
@@ -380,6 +388,7 @@ void Learner::start_uncore(Phase& ph) {
   ph.stage = Stage::uncore;
   ph.uncore_eval.clear();
   ph.uncore_bad.clear();
+  ph.uncore_refused_for_time = false;
   const std::optional<FrequencyPairEstimate> seed = seeded_pair(false);
   ph.uncore.start(static_cast<int>(params_.model.uncore_levels()),
                   seed ? std::optional<int>(static_cast<int>(seed->uncore_level)) : std::nullopt);
@@ -520,6 +529,7 @@ void Learner::advance_uncore(Phase& ph) {
   if (v == Verdict::pending) return;
   const bool seeded = level == ph.uncore.seed;
   accept_seed(ph.uncore, level, e, v, why, previous);
+  if (v == Verdict::bad && level > 0) ph.uncore_refused_for_time = true;
   if (v == Verdict::good && !seeded && previous &&
       more_energy(e, *previous, e.modelled_energy_per_work, previous->modelled_energy_per_work, why)) {
     v = Verdict::bad;
@@ -545,7 +555,70 @@ void Learner::advance_uncore(Phase& ph) {
     return;
   }
   ph.uncore_level = best;
+  if (ph.trade == Trade::under_way) conclude_trade(ph);
+  else if (trade_core_for_uncore(ph)) return;
   settle_steady(ph);
+}
+
+// The core, searched first, may have spent the bound the uncore needed (a
+// memory-bound phase: the core steps cost 3.9 %, the uncore then had no room,
+// where an uncore that draws three times the cores' power could have gone 11
+// levels down at that time). Where no uncore level below the fastest fit in
+// the bound at core levels below the fastest, the core goes back one good
+// level (each type's, per type) and the uncore is searched again from there;
+// the trade is kept only where it measures less energy than the levels
+// before it. Once per phase.
+bool Learner::trade_core_for_uncore(Phase& ph) {
+  if (ph.trade != Trade::none || ph.uncore_level != 0 || !ph.uncore_refused_for_time) return false;
+  auto previous_good = [&](TaskType key, Level l) {
+    const auto& good = ph.core_eval[key];
+    auto it = good.lower_bound(static_cast<int>(l));
+    if (it == good.begin()) return l;
+    return static_cast<Level>(std::prev(it)->first);
+  };
+  std::map<TaskType, Level> levels = ph.level;
+  Level mix_level = ph.mix_level;
+  bool moved = false;
+  if (ph.per_type) {
+    for (auto& [t, l] : levels) {
+      const Level back = previous_good(t, l);
+      moved = moved || back != l;
+      l = back;
+    }
+  } else {
+    mix_level = previous_good(kMix, ph.mix_level);
+    moved = mix_level != ph.mix_level;
+  }
+  if (!moved) return false;
+  ph.trade = Trade::under_way;
+  ph.before_trade = ph.uncore_eval.at(0);
+  ph.before_trade_levels = ph.level;
+  ph.before_trade_mix_level = ph.mix_level;
+  const std::string why = "one good level back: no uncore level fit in the bound the core steps left";
+  if (ph.per_type) {
+    for (const auto& [t, l] : levels)
+      if (l != ph.level[t]) record_probe(ph, "core", static_cast<int>(l), t, ph.core_eval[t].at(l), true, why);
+  } else {
+    record_probe(ph, "core", static_cast<int>(mix_level), kMix, ph.core_eval[kMix].at(mix_level), true, why);
+  }
+  ph.level = levels;
+  ph.mix_level = mix_level;
+  start_uncore(ph);
+  return true;
+}
+
+void Learner::conclude_trade(Phase& ph) {
+  ph.trade = Trade::done;
+  const Evaluation& after = ph.uncore_eval.at(ph.uncore_level);
+  std::string why;
+  if (!more_energy(after, ph.before_trade, after.modelled_energy_per_work, ph.before_trade.modelled_energy_per_work,
+                   why))
+    return;
+  record_probe(ph, "uncore", ph.uncore_level, kMix, after, false,
+               "the core traded for the uncore: " + why + " against the levels before it, which are taken back");
+  ph.level = ph.before_trade_levels;
+  ph.mix_level = ph.before_trade_mix_level;
+  ph.uncore_level = 0;
 }
 
 bool Learner::uncore_power_known() const {

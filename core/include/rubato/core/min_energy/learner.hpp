@@ -23,6 +23,9 @@
 //     while it settles: probing time counts against the bound (what probes
 //     lose beyond it narrows the bound later settings must keep). Core first,
 //     as [Cuttlefish]: a core step saves most where work waits on memory;
+//     where the core's steps left no uncore step room, the core goes one good
+//     level back and the uncore is searched again (kept where it measures
+//     less energy; once per phase);
 //  4. steady: the chosen levels, watched. A bound broken at the same
 //     confidence backs off one step (GEOPM's energy_efficient agent: up once,
 //     then stay); a type whose duration at the setting drifts more than 15 %
@@ -202,6 +205,7 @@ class Learner {
   };
   enum class Stage { reference, uncore, core, steady };
   enum class Verdict { pending, good, bad };
+  enum class Trade { none, under_way, done };  // the core given back for the uncore (trade_core_for_uncore)
   struct Phase {
     std::vector<TaskType> signature;
     std::map<TaskType, double> weight;  // reference busy shares, summing to 1
@@ -220,8 +224,13 @@ class Learner {
     // Steady: what each type measured at the setting when it was chosen.
     std::map<TaskType, double> expected_mean;
     bool backed_off = false;
-    int relearnt = 0;           // times its references were taken again (drift)
-    bool unmeasurable = false;  // its durations cannot judge a level: it follows the seeds
+    int relearnt = 0;                      // times its references were taken again (drift)
+    bool unmeasurable = false;             // its durations cannot judge a level: it follows the seeds
+    bool uncore_refused_for_time = false;  // an uncore level below the fastest was not within the bound
+    Trade trade = Trade::none;
+    Evaluation before_trade;  // the core levels chosen, at the fastest uncore, as measured
+    std::map<TaskType, Level> before_trade_levels;
+    Level before_trade_mix_level = 0;
     std::uint64_t id = 0;
   };
   // Accumulated since the setting last changed (after the settle interval).
@@ -258,6 +267,8 @@ class Learner {
   void finish_reference(Phase& ph);
   void advance_uncore(Phase& ph);
   void advance_core(Phase& ph);
+  bool trade_core_for_uncore(Phase& ph);
+  void conclude_trade(Phase& ph);
   Verdict time_verdict(const Evaluation& e, const std::vector<TaskType>& types, std::string& why,
                        const Evaluation* previous = nullptr) const;
   void conclude_core(Phase& ph, TaskType key, Evaluation e, Verdict v, std::string why);
