@@ -354,3 +354,40 @@ TEST_CASE("MinEnergy.Learner.AProbeCutShortIsReported", "[core][min-energy][lear
   CHECK(by_end[0].level == second);
   CHECK(by_end[0].phase != by_phase[0].phase);
 }
+
+TEST_CASE("MinEnergy.Learner.TheCoreGivesALevelBackWhereTheUncoreHasNoRoom", "[core][min-energy][learner]") {
+  // Core level 1 costs +3.5 %, each uncore level +2 %: at core level 1 no
+  // uncore step fits in the 5 % bound, at core level 0 one does (two but for
+  // the probes' debt). The trade is kept where the uncore saves more than
+  // the core step (cores that save little), taken back where it saves less.
+  for (const bool cores_save_little : {true, false}) {
+    INFO("cores save little: " << cores_save_little);
+    LevelPowers p = powers();
+    if (cores_save_little) p.busy_w = {2.8, 2.5, 2.2};
+    LearnerParams lp(FrequencyModel(p, 2.2e9));
+    lp.interval_s = 0.01;
+    Loop loop(lp);
+    loop.types = {{1, 1e6, [](int core, int uncore) {
+                     return 1 + 0.1 * (2.3 / (core == 0 ? 2.3 : core == 1 ? 1.7 : 1.2) - 1) + 0.02 * uncore;
+                   }}};
+    loop.run(600);
+    const LearnerDecision& d = loop.now_decision();
+    CHECK(d.stage == "steady");
+    Report r;
+    loop.learner.fill_report(r, {});
+    bool traded = false, taken_back = false;
+    for (const LearningProbe& probe : r.learning_probes) {
+      traded = traded || probe.why.find("one good level back") != std::string::npos;
+      taken_back = taken_back || probe.why.find("which are taken back") != std::string::npos;
+    }
+    CHECK(traded);
+    CHECK(taken_back == !cores_save_little);
+    CHECK(d.core_ceiling == (cores_save_little ? 0 : 1));
+    if (cores_save_little) {
+      CHECK(d.uncore_level >= 1);  // 1: level 2's +4 % is beyond what the probes beyond the bound left
+    } else {
+      CHECK(d.uncore_level == 0);
+    }
+    CHECK(loop.learner.measured_time_factor() <= 1.05);
+  }
+}
