@@ -47,6 +47,16 @@ SimResult run(const SimOptions& o, const Program& prog) {
 
 double ratio(std::uint64_t a, std::uint64_t b) { return static_cast<double>(a) / static_cast<double>(b); }
 
+struct BaselineAndEco {
+  SimResult baseline, eco;
+};
+
+// The program of `spec` under baseline and under eco on `workers` workers.
+BaselineAndEco baseline_and_eco(const std::string& spec, std::size_t workers) {
+  const Program prog = dag(spec);
+  return {run(options("baseline", workers), prog), run(options("eco", workers), prog)};
+}
+
 // The slowest uncore level kept among the probes after the first probe whose
 // reason contains `after` (all of them for ""); -1: no such probe.
 int slowest_uncore_kept(const std::vector<LearningProbe>& probes, const std::string& after = "") {
@@ -129,9 +139,7 @@ TEST_CASE("Sim.ClosedLoop.AnEarlyProbeBeyondTheBoundLeavesTheUncoreItsRoom", "[s
   // counted against the work since the reference alone it read as 3.5 % of
   // a 5 % bound, every uncore step below 2.6 GHz failed, and eco saved 11 %
   // where the uncore, nearly free for this work, saves 33 %.
-  const Program prog = dag("loop:40000:grain=1:iter=2ms:jitter=0.2:beta=0.9:uncore=0.02");
-  const SimResult base = run(options("baseline", 8), prog);
-  const SimResult eco = run(options("eco", 8), prog);
+  const auto [base, eco] = baseline_and_eco("loop:40000:grain=1:iter=2ms:jitter=0.2:beta=0.9:uncore=0.02", 8);
   CHECK(ratio(eco.makespan_ns, base.makespan_ns) <= 1.06);
   CHECK(eco.energy_j < 0.8 * base.energy_j);
   // of the profile's 19 uncore levels (3.0 GHz down to 1.2 GHz)
@@ -144,12 +152,10 @@ TEST_CASE("Sim.ClosedLoop.TheCoreGivesBackWhatTheUncoreNeeds", "[sim][closed-loo
   // uncore (tens of watts on this profile) is free down to its knee. The
   // core goes one good level back and the uncore is searched again: kept,
   // it saves far more than the core alone did (0.93 of baseline's energy).
-  const SimResult eco_run = run(options("eco", 8), dag("loop:40000:grain=1:iter=2ms:jitter=0.2:beta=0.05:uncore=0.75"));
-  const SimResult base_run =
-      run(options("baseline", 8), dag("loop:40000:grain=1:iter=2ms:jitter=0.2:beta=0.05:uncore=0.75"));
-  CHECK(ratio(eco_run.makespan_ns, base_run.makespan_ns) <= 1.06);
-  CHECK(eco_run.energy_j < 0.85 * base_run.energy_j);
-  CHECK(slowest_uncore_kept(eco_run.learning_probes, "one good level back") >= 4);
+  const auto [base, eco] = baseline_and_eco("loop:40000:grain=1:iter=2ms:jitter=0.2:beta=0.05:uncore=0.75", 8);
+  CHECK(ratio(eco.makespan_ns, base.makespan_ns) <= 1.06);
+  CHECK(eco.energy_j < 0.85 * base.energy_j);
+  CHECK(slowest_uncore_kept(eco.learning_probes, "one good level back") >= 4);
 }
 
 TEST_CASE("Sim.ClosedLoop.TypesThatCoRunGetTheirOwnCoreCeiling", "[sim][closed-loop]") {

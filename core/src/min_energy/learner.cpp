@@ -570,37 +570,30 @@ void Learner::advance_uncore(Phase& ph) {
 // before it. Once per phase.
 bool Learner::trade_core_for_uncore(Phase& ph) {
   if (ph.trade != Trade::none || ph.uncore_level != 0 || !ph.uncore_refused_for_time) return false;
-  auto previous_good = [&](TaskType key, Level l) {
-    const auto& good = ph.core_eval[key];
-    auto it = good.lower_bound(static_cast<int>(l));
+  const std::string why = "one good level back: no uncore level fit in the bound the core steps left";
+  // One good level back for a key (a type, or the mix): recorded where it moves.
+  bool moved = false;
+  auto back = [&](TaskType key, Level l) {
+    const auto& good = ph.core_eval.at(key);
+    const auto it = good.lower_bound(static_cast<int>(l));
     if (it == good.begin()) return l;
-    return static_cast<Level>(std::prev(it)->first);
+    moved = true;
+    const auto& [level, eval] = *std::prev(it);
+    record_probe(ph, "core", level, key, eval, true, why);
+    return static_cast<Level>(level);
   };
   std::map<TaskType, Level> levels = ph.level;
   Level mix_level = ph.mix_level;
-  bool moved = false;
   if (ph.per_type) {
-    for (auto& [t, l] : levels) {
-      const Level back = previous_good(t, l);
-      moved = moved || back != l;
-      l = back;
-    }
+    for (auto& [t, l] : levels) l = back(t, l);
   } else {
-    mix_level = previous_good(kMix, ph.mix_level);
-    moved = mix_level != ph.mix_level;
+    mix_level = back(kMix, ph.mix_level);
   }
   if (!moved) return false;
   ph.trade = Trade::under_way;
   ph.before_trade = ph.uncore_eval.at(0);
   ph.before_trade_levels = ph.level;
   ph.before_trade_mix_level = ph.mix_level;
-  const std::string why = "one good level back: no uncore level fit in the bound the core steps left";
-  if (ph.per_type) {
-    for (const auto& [t, l] : levels)
-      if (l != ph.level[t]) record_probe(ph, "core", static_cast<int>(l), t, ph.core_eval[t].at(l), true, why);
-  } else {
-    record_probe(ph, "core", static_cast<int>(mix_level), kMix, ph.core_eval[kMix].at(mix_level), true, why);
-  }
   ph.level = levels;
   ph.mix_level = mix_level;
   start_uncore(ph);
