@@ -2,6 +2,7 @@
 // modelled machine (docs/design.md "Simulator") and writes the same report a real run writes.
 // --workers, --policy (comma lists or repeated) and --freqs (repeated) sweep:
 // one report per combination and trial.
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -72,7 +73,8 @@ const CommandSpec& simulate_spec() {
               {"seed", kWhatToRun, "random seed of the first trial", "S", "1", "0..2^62"},
               {"trials", kWhatToRun, "trials per policy x worker count (seeds S, S+1, ...)", "T", "1", "1..100000"},
               {"cores", kWhatToRun, "override the profile's core count", "N", "the profile's", "1..65536"},
-              {"freqs", kHowToMeasure, "the frequency ladder", "LIST", "the profile's",
+              {"freqs", kHowToMeasure, "the frequency ladder", "LIST",
+               "eco / min-energy: the profile's levels, thinned to 8; others: fastest,~0.6*fastest",
                "frequencies, e.g. 1.2GHz,2.4GHz", true},
               {"model", kHowToMeasure, "the scheduler modelled", "M", "cilk",
                "cilk (work-first, continuation stealing) | omp (child stealing, tied tasks)"},
@@ -119,7 +121,7 @@ struct SimulateOptions {
   MachineProfile profile;
   std::vector<std::size_t> workers;
   std::vector<PolicySpec> policies;
-  std::vector<std::vector<double>> ladders;  // one per --freqs (or the paper's default)
+  std::vector<std::vector<double>> ladders;  // one per --freqs; none: each policy's default (run_ladder)
   bool default_ladder = true;
   std::optional<sim::DagSpec> dag;
   std::string trace_path;
@@ -312,7 +314,6 @@ void read_sweep(const Args& a, SimulateOptions& o) {
     o.ladders.push_back(std::move(hz));
     o.default_ladder = false;
   }
-  if (o.ladders.empty()) o.ladders.push_back(TempoLadder::paper_default(o.profile.frequencies_hz).frequencies_hz());
 }
 
 // --dag or --trace; then trials and where the reports go.
@@ -475,9 +476,16 @@ SimInput load_input(const SimulateOptions& o, double f_ref) {
   return in;
 }
 
+// A run's ladder: its --freqs, else its policy's default over the profile's
+// levels (the live session's choice: TempoLadder::default_for).
+std::vector<double> run_ladder(const SimulateOptions& o, const Combination& c) {
+  if (!o.default_ladder) return o.ladders[c.ladder];
+  return TempoLadder::default_for(c.policy.min_energy, o.profile.frequencies_hz).frequencies_hz();
+}
+
 std::vector<Combination> plan_runs(const SimulateOptions& o) {
   std::vector<Combination> runs;
-  for (std::size_t l = 0; l < o.ladders.size(); ++l)
+  for (std::size_t l = 0; l < std::max<std::size_t>(o.ladders.size(), 1); ++l)
     for (std::size_t w : o.workers)
       for (const PolicySpec& p : o.policies)
         for (int t = 0; t < o.trials; ++t) runs.push_back({l, w, p, t});
@@ -504,7 +512,7 @@ sim::SimOptions sim_options(const SimulateOptions& o, const Combination& c, cons
   so.profile = o.profile;
   so.workers = c.workers;
   so.engine.policy = c.policy;
-  so.engine.ladder = TempoLadder(o.ladders[c.ladder]);
+  so.engine.ladder = TempoLadder(run_ladder(o, c));
   so.engine.thresholds = o.thresholds;
   so.engine.profile_window = o.profile_window;
   so.engine.sample_interval_ns = static_cast<std::uint64_t>(o.sample_interval_s * 1e9);
@@ -570,10 +578,11 @@ int run_simulate(const std::vector<std::string>& argv) {
     sim::Simulation simulation(so, in.program);
     const sim::SimResult& r = simulation.run();
 
-    // Everything but policy, workers and seed defines what is compared (rubato compare's workload).
-    const std::string freqs = ladder_text(o.ladders[c.ladder]);
-    const std::string workload =
-        "sim " + in.workload_input + " --profile " + o.profile.name + " --freqs " + freqs + o.extra_args;
+    // Everything but policy, workers and seed defines what is compared (rubato
+    // compare's workload); a default ladder is each policy's own, so not part of it.
+    const std::string freqs = ladder_text(run_ladder(o, c));
+    const std::string workload = "sim " + in.workload_input + " --profile " + o.profile.name +
+                                 (o.default_ladder ? "" : " --freqs " + freqs) + o.extra_args;
     const std::string command = "rubato simulate --profile " + quoted(o.profile.name) + " --workers " +
                                 std::to_string(c.workers) + " " + in.workload_input + " --policy " +
                                 quoted(c.policy.name()) + " --seed " + std::to_string(so.seed) + " --freqs " + freqs +

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <vector>
+
 #include "rubato/core/tempo/tempo_ladder.hpp"
 
 using rubato::TempoLadder;
@@ -57,6 +59,26 @@ TEST_CASE("TempoLadder.PaperDefault.SnapsSixtyPercentToAvailable", "[core][tempo
   // Only one frequency known (e.g. emulated): 0.6 x itself.
   auto c = TempoLadder::paper_default({3.0e9});
   CHECK(c.hz(1) == Approx(1.8e9));
+}
+
+TEST_CASE("TempoLadder.Spanning.EveryLevelUpToTheMostTheHotPathHolds", "[core][tempo]") {
+  // Four levels, any order, one repeated: all of them, fastest first.
+  const auto four = TempoLadder::spanning({1.6e9, 2.4e9, 1.2e9, 2.0e9, 2.4e9});
+  CHECK(four.frequencies_hz() == std::vector<double>{2.4e9, 2.0e9, 1.6e9, 1.2e9});
+  // Haswell E5-2650 v3's twelve (2.3 .. 1.2 GHz by 0.1): eight, evenly spread,
+  // both ends kept.
+  std::vector<double> twelve;
+  for (int i = 0; i < 12; ++i) twelve.push_back((23 - i) * 1e8);
+  const auto eight = TempoLadder::spanning(twelve);
+  REQUIRE(eight.levels() == rubato::kMaxLevels);
+  const std::vector<double> want = {2.3e9, 2.1e9, 2.0e9, 1.8e9, 1.7e9, 1.5e9, 1.4e9, 1.2e9};
+  for (int l = 0; l < rubato::kMaxLevels; ++l) CHECK(eight.hz(l) == Approx(want[static_cast<std::size_t>(l)]));
+  // One level known: the paper's pair (0.6 x itself), never a ladder with no step.
+  CHECK(TempoLadder::spanning({3.0e9}).levels() == 2);
+  // Only the searches for least energy get it; hermes keeps the paper's two.
+  CHECK(TempoLadder::default_for(true, twelve).levels() == rubato::kMaxLevels);
+  CHECK(TempoLadder::default_for(false, twelve).frequencies_hz() ==
+        TempoLadder::paper_default(twelve).frequencies_hz());
 }
 
 TEST_CASE("TempoLadder.Invalid.Throws", "[core][tempo]") {

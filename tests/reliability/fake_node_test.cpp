@@ -160,6 +160,9 @@ TEST_CASE("Power.FakeNode.CalibrateMeasuresTheUncoreThenEcoUsesIt") {
                          << "\nlearned: " << eco.value("learned_types", json::array()).dump());
     CHECK(params.at("min_energy_loop").get<std::string>() == "closed");
     CHECK(params.at("uncore_control").get<std::string>() == "intel_uncore_frequency");
+    // eco's core ladder is every level the node offers, not HERMES's two: the
+    // memory phase's best core clock (2.0 GHz here) lies between those.
+    CHECK(eco.at("frequencies_hz").get<std::vector<double>>() == std::vector<double>{2.4e9, 2.0e9, 1.6e9, 1.2e9});
     // It measured: probes of the uncore, judged by the durations, energies
     // by the meter. Or, where the durations are too varied to judge (this
     // machine busy with other work: preempted tasks of 2 ms take 2 or 6), it

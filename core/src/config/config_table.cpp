@@ -69,7 +69,8 @@ const std::array kKeys = {
                 s.backend = v;
                 return true;
               }},
-    ConfigKey{"RUBATO_FREQS", "freqs", "fastest,~0.6*fastest",
+    ConfigKey{"RUBATO_FREQS", "freqs",
+              "eco / min-energy: every available level, thinned evenly to 8; others: fastest,~0.6*fastest",
               "comma list of 1..8 frequencies with units, e.g. 2.4GHz,1.6GHz",
               "the tempo levels (N-frequency control, [HERMES] §3.4), fastest first",
               [](Settings& s, std::string_view v, std::string& why) {

@@ -20,8 +20,22 @@ constexpr int kMeteredIntervals = 3;
 // The galloping search's longest step: a probe too far down a long ladder
 // (19 uncore levels) costs more time than the steps it saves.
 constexpr int kMaxGallop = 4;
-// A measurement near the bound's edge is judged once its own standard error is this small.
+// A measurement near the bound's edge is judged once its own standard error
+// is this small, or once it spans kBatchIntervals intervals (then the
+// intervals' spread, in its error, says what the segments' cannot).
 constexpr double kPreciseShare = 0.006;
+constexpr int kBatchIntervals = 4;
+// One-sided 95 % quantiles of Student's t by degrees of freedom (1..30), and
+// the normal's: a spread from k intervals is widened by t(k-1) / z.
+constexpr double kStudentT95[] = {6.314, 2.920, 2.353, 2.132, 2.015, 1.943, 1.895, 1.860, 1.833, 1.812,
+                                  1.796, 1.782, 1.771, 1.761, 1.753, 1.746, 1.740, 1.734, 1.729, 1.725,
+                                  1.721, 1.717, 1.714, 1.711, 1.708, 1.706, 1.703, 1.701, 1.699, 1.697};
+constexpr double kNormal95 = 1.645;
+
+double student_t95(int dof) {
+  constexpr int n = static_cast<int>(sizeof kStudentT95 / sizeof kStudentT95[0]);
+  return dof < 1 ? INFINITY : dof <= n ? kStudentT95[dof - 1] : kNormal95;
+}
 // A reference whose mean is known no better than this cannot judge a 5 % bound: the phase is not measurable.
 constexpr double kMeasurableShare = 0.02;
 // Relearnings a phase gets on drift; after them its durations are taken as too varied to watch.
@@ -160,15 +174,17 @@ void Learner::enter_phase(const std::vector<TaskType>& signature) {
 
 void Learner::accumulate(const LearnerInput& in, const std::map<TaskType, std::map<Level, Stat>>& by_type) {
   const Phase& ph = phases_[phase_];
+  std::map<TaskType, Stat>& this_interval = m_.at_ceiling_by_interval.emplace_back();
   for (const auto& [t, levels] : by_type) {
     Level ceiling = ph.stage == Stage::reference ? 0 : ph.mix_level;
     if (ph.stage != Stage::reference && ph.per_type)
       if (const auto it = ph.level.find(t); it != ph.level.end()) ceiling = it->second;
     if (const auto it = levels.find(ceiling); it != levels.end()) {
-      Stat& st = m_.at_ceiling[t];
-      st.n += it->second.n;
-      st.sum_ns += it->second.sum_ns;
-      st.sq_ns += it->second.sq_ns;
+      for (Stat* st : {&m_.at_ceiling[t], &this_interval[t]}) {
+        st->n += it->second.n;
+        st->sum_ns += it->second.sum_ns;
+        st->sq_ns += it->second.sq_ns;
+      }
     }
   }
   if (ph.stage != Stage::reference && ph.stage != Stage::steady) {
@@ -281,12 +297,42 @@ double Learner::modelled_power_w(const Phase& ph, int uncore_level, const std::m
   return working * busy + waiting * m.idle_w(slowest) + m.uncore_w(m.uncore_hz(static_cast<std::size_t>(uncore_level)));
 }
 
+double Learner::batch_variance(const std::vector<TaskType>& types, int& batches) const {
+  // Interval i: busy b_i and reference work r_i of the types; the factor is
+  // R = Σb / Σr, and its variance that of a ratio estimator,
+  // Σ (b_i - R r_i)² / (k (k-1) r̄²).
+  std::vector<std::pair<double, double>> busy_reference;
+  for (const auto& interval : m_.at_ceiling_by_interval) {
+    double busy = 0, reference = 0;
+    for (TaskType t : types) {
+      const auto it = interval.find(t);
+      const TypeState& ts = types_.at(t);
+      if (it == interval.end() || !ts.has_reference || !(ts.reference_mean > 0)) continue;
+      busy += it->second.sum_ns;
+      reference += it->second.n * ts.reference_mean;
+    }
+    if (reference > 0) busy_reference.emplace_back(busy, reference);
+  }
+  batches = static_cast<int>(busy_reference.size());
+  if (batches < 2) return 0;
+  double busy = 0, reference = 0;
+  for (const auto& [b, r] : busy_reference) {
+    busy += b;
+    reference += r;
+  }
+  const double k = batches, ratio = busy / reference, mean_reference = reference / k;
+  double sq = 0;
+  for (const auto& [b, r] : busy_reference) sq += (b - ratio * r) * (b - ratio * r);
+  const double widen = student_t95(batches - 1) / kNormal95;
+  return sq / (k * (k - 1) * mean_reference * mean_reference) * widen * widen;
+}
+
 // The measured time factor of `types` over the measurement and its standard error, and the energy per reference work:
 // the meter's over the measurement where it read every interval, else the model's power times the measured time factor.
 Learner::Evaluation Learner::evaluate(const Phase& ph, const std::vector<TaskType>& types, int uncore_level,
                                       const std::map<TaskType, Level>& levels) const {
   Evaluation e;
-  double tf = 0, var = 0, var_own = 0, weights = 0;
+  double tf = 0, var_reference = 0, var_own = 0, weights = 0;
   for (TaskType t : types) {
     const auto it = m_.at_ceiling.find(t);
     const TypeState& ts = types_.at(t);
@@ -297,17 +343,18 @@ Learner::Evaluation Learner::evaluate(const Phase& ph, const std::vector<TaskTyp
     const double w = st.n * ts.reference_mean;
     const double f = st.mean() / ts.reference_mean;
     const double own = st.variance() / (st.n * st.mean() * st.mean());
-    const double rel = own + ts.reference_var / (std::max(1.0, ts.reference.n) * ts.reference_mean * ts.reference_mean);
+    const double reference = ts.reference_var / (std::max(1.0, ts.reference.n) * ts.reference_mean * ts.reference_mean);
     tf += w * f;
-    var += w * w * f * f * rel;
+    var_reference += w * w * f * f * reference;
     var_own += w * w * f * f * own;
     weights += w;
     e.segments += static_cast<std::uint64_t>(st.n);
   }
   if (weights > 0) {
     e.time_factor = tf / weights;
-    e.se = std::sqrt(var) / weights;
-    e.se_own = std::sqrt(var_own) / weights;
+    e.se_segments = std::sqrt(var_own) / weights;
+    e.se_own = std::max(e.se_segments, std::sqrt(batch_variance(types, e.batches)));
+    e.se = std::hypot(e.se_own, std::sqrt(var_reference) / weights);
   }
   e.modelled_energy_per_work = e.time_factor * modelled_power_w(ph, uncore_level, levels);
   // Measured: the meter's power over the measurement times the time each
@@ -503,9 +550,12 @@ Learner::Verdict Learner::time_verdict(const Evaluation& e, const std::vector<Ta
           "not the clocks, changed; the durations tell nothing here";
     return Verdict::bad;
   }
-  // Good: within the bound, and either well within it or measured to 0.6 %
-  // (near the edge one interval's noise decides too much).
-  const bool precise = e.se_own <= kPreciseShare || e.time_factor + params_.z * e.se <= 1 + params_.max_time_loss / 2;
+  // Good: within the bound, over two intervals at least (the intervals'
+  // spread is part of the error), and either well within it, or measured to
+  // 0.6 % by the segments, or over kBatchIntervals (near the edge one
+  // interval's noise decides too much).
+  const bool precise = e.batches >= 2 && (e.se_segments <= kPreciseShare || e.batches >= kBatchIntervals ||
+                                          e.time_factor + params_.z * e.se <= 1 + params_.max_time_loss / 2);
   if (e.segments > 0 && enough(types) && precise && within_bound(e, previous)) {
     why = "time " + percent(e.time_factor - 1) + " within the bound";
     return Verdict::good;
@@ -574,7 +624,9 @@ bool Learner::trade_core_for_uncore(Phase& ph) {
   // One good level back for a key (a type, or the mix): recorded where it moves.
   bool moved = false;
   auto back = [&](TaskType key, Level l) {
-    const auto& good = ph.core_eval.at(key);
+    const auto searched = ph.core_eval.find(key);  // none where the core ladder has one level
+    if (searched == ph.core_eval.end()) return l;
+    const auto& good = searched->second;
     const auto it = good.lower_bound(static_cast<int>(l));
     if (it == good.begin()) return l;
     moved = true;
@@ -816,7 +868,10 @@ void Learner::relearn(Phase& ph, const std::string& why) {
 }
 
 void Learner::watch_steady(Phase& ph) {
-  if (!enough(ph.signature)) {
+  // A window of kBatchIntervals at least: then its error holds the noise an
+  // interval's tasks share, and one interval's load does not back a good
+  // setting off for the rest of the phase.
+  if (!enough(ph.signature) || m_.intervals < kBatchIntervals) {
     if (m_.intervals >= 4 * params_.max_measure_intervals) m_ = Measurement{};  // too few segments: start over
     return;
   }

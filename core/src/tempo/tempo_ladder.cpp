@@ -29,6 +29,24 @@ TempoLadder TempoLadder::paper_default(const std::vector<double>& available_hz) 
   return TempoLadder({fmax, best});
 }
 
+TempoLadder TempoLadder::spanning(const std::vector<double>& available_hz) {
+  std::vector<double> levels;
+  for (double f : available_hz)
+    if (f > 0 && std::isfinite(f)) levels.push_back(f);
+  std::sort(levels.begin(), levels.end(), std::greater<>());
+  levels.erase(std::unique(levels.begin(), levels.end()), levels.end());
+  if (levels.size() < 2) return paper_default(available_hz);
+  if (levels.size() <= static_cast<std::size_t>(kMaxLevels)) return TempoLadder(std::move(levels));
+  std::vector<double> thinned;
+  const double step = static_cast<double>(levels.size() - 1) / (kMaxLevels - 1);
+  for (int i = 0; i < kMaxLevels; ++i) thinned.push_back(levels[static_cast<std::size_t>(std::lround(i * step))]);
+  return TempoLadder(std::move(thinned));
+}
+
+TempoLadder TempoLadder::default_for(bool searches_least_energy, const std::vector<double>& available_hz) {
+  return searches_least_energy ? spanning(available_hz) : paper_default(available_hz);
+}
+
 Level TempoLadder::nearest_level(double hz) const noexcept {
   Level best = 0;
   for (Level l = 1; l < levels(); ++l)

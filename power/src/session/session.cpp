@@ -266,15 +266,15 @@ class LiveSession final : public Session {
   Report report_;
 };
 
-// The tempo ladder ([HERMES] §3.4): RUBATO_FREQS, else the paper's default
-// over what the back-end (or the profile) offers.
+// The tempo ladder ([HERMES] §3.4): RUBATO_FREQS, else the policy's default
+// over what the back-end (or the profile) offers (TempoLadder::default_for).
 TempoLadder LiveSession::make_ladder() {
   std::vector<double> available = freq_->available_hz();
   if (available.empty() && profile_) available = profile_->frequencies_hz;
   if (available.empty()) available = {machine_max_hz_ > 0 ? machine_max_hz_ : 1e9};
   if (machine_max_hz_ <= 0) machine_max_hz_ = available.front();
-  TempoLadder ladder =
-      settings_.freqs_hz.empty() ? TempoLadder::paper_default(available) : TempoLadder(settings_.freqs_hz);
+  TempoLadder ladder = settings_.freqs_hz.empty() ? TempoLadder::default_for(settings_.policy.min_energy, available)
+                                                  : TempoLadder(settings_.freqs_hz);
   if (ladder.max_hz() > machine_max_hz_ * 1.0001)
     note("RUBATO_FREQS fastest " + format_frequency(ladder.max_hz()) + " is above the machine's " +
          format_frequency(machine_max_hz_));

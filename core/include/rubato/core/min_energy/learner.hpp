@@ -180,7 +180,14 @@ class Learner {
   };
   struct Evaluation {  // one setting, measured
     double time_factor = 1, se = 0;
-    double se_own = 0;                    // the part of se from this measurement alone (not the reference's)
+    // The part of se from this measurement alone (not the reference's): the
+    // larger of the segments' spread (se_segments) and the intervals' (batch
+    // means over `batches` intervals): noise that every task of an interval
+    // shares (a neighbour's load, the meter's tick, a clock's transition)
+    // does not shrink with more segments.
+    double se_own = 0;
+    double se_segments = 0;
+    int batches = 0;                      // intervals with segments of the types judged
     double energy_per_work = 0;           // J per reference second: measured where it was, else modelled
     double modelled_energy_per_work = 0;  // the model's power times the measured time factor
     double measured_power_w = 0;          // the meter's, per working worker
@@ -235,11 +242,12 @@ class Learner {
   };
   // Accumulated since the setting last changed (after the settle interval).
   struct Measurement {
-    std::map<TaskType, Stat> at_ceiling;  // segments run at their type's ceiling
-    double energy_j = 0, metered_s = 0;   // the meter's energy and the time it covers
-    double power_sum = 0, power_sq = 0;   // the intervals' powers (W), for their spread
-    int metered = 0;                      // intervals the meter read
-    double working = 0, waiting = 0;      // summed over intervals
+    std::map<TaskType, Stat> at_ceiling;                           // segments run at their type's ceiling
+    std::vector<std::map<TaskType, Stat>> at_ceiling_by_interval;  // the same, interval by interval (batch means)
+    double energy_j = 0, metered_s = 0;                            // the meter's energy and the time it covers
+    double power_sum = 0, power_sq = 0;                            // the intervals' powers (W), for their spread
+    int metered = 0;                                               // intervals the meter read
+    double working = 0, waiting = 0;                               // summed over intervals
     int intervals = 0;
     bool energy_measured = true;
   };
@@ -257,6 +265,10 @@ class Learner {
   bool reference_precise(const std::vector<TaskType>& types) const;
   bool any_measured(const std::vector<TaskType>& types) const;
   double reference_spread(const std::vector<TaskType>& types) const;
+  // The variance of the measurement's time factor of `types` from the
+  // intervals' own factors (the ratio estimator over batch means), widened
+  // for its few degrees of freedom (Student's t); sets `batches`.
+  double batch_variance(const std::vector<TaskType>& types, int& batches) const;
   void follow_seeds(Phase& ph);
   Evaluation evaluate(const Phase& ph, const std::vector<TaskType>& types, int uncore_level,
                       const std::map<TaskType, Level>& levels) const;

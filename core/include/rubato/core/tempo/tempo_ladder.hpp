@@ -21,6 +21,17 @@ class TempoLadder {
   // With no available list, 0.6 x f_max itself.
   static TempoLadder paper_default(const std::vector<double>& available_hz);
 
+  // Every available level, thinned evenly (fastest and slowest kept) to
+  // kMaxLevels: min-energy searches for the pair of least energy, and a
+  // two-level ladder can hold it out of reach (a memory phase whose best core
+  // level is neither f_max nor 0.6 x f_max). With fewer than two distinct
+  // levels, paper_default.
+  static TempoLadder spanning(const std::vector<double>& available_hz);
+
+  // The ladder a policy gets when RUBATO_FREQS / --freqs is not given:
+  // spanning where it searches for the least energy, else paper_default.
+  static TempoLadder default_for(bool searches_least_energy, const std::vector<double>& available_hz);
+
   int levels() const noexcept { return static_cast<int>(hz_.size()); }
   Level fastest() const noexcept { return 0; }
   Level slowest() const noexcept { return levels() - 1; }
