@@ -367,7 +367,11 @@ Learner::Evaluation Learner::evaluate(const Phase& ph, const std::vector<TaskTyp
     e.energy_per_work = e.measured_power_w * e.time_factor;
     const double n = m_.metered, mean_w = n > 0 ? m_.power_sum / n : 0;
     const double var_w = n > 1 ? std::max(0.0, (m_.power_sq - n * mean_w * mean_w) / (n - 1)) : 0;
-    e.measured_power_rel_se = n > 1 && mean_w > 0 ? std::sqrt(var_w / n) / mean_w : INFINITY;
+    // Widened for the few intervals it spans (3 at least: t(2) is 1.8 × z),
+    // as the time factor's batch error is.
+    e.measured_power_rel_se = n > 1 && mean_w > 0
+                                  ? std::sqrt(var_w / n) / mean_w * student_t95(static_cast<int>(n) - 1) / kNormal95
+                                  : INFINITY;
     e.measured_energy = true;
   } else {
     e.energy_per_work = e.modelled_energy_per_work;

@@ -192,8 +192,9 @@ class Learner {
     double modelled_energy_per_work = 0;  // the model's power times the measured time factor
     double measured_power_w = 0;          // the meter's, per working worker
     // Its relative standard error from the intervals' powers (infinite with
-    // fewer than 2): a meter that ticks coarsely against the interval (the
-    // fake node's 5 ms against 10 ms) reads ±50 % per interval.
+    // fewer than 2), widened by Student's t for their number: a meter that
+    // ticks coarsely against the interval (the fake node's 5 ms against
+    // 10 ms) reads ±50 % per interval.
     double measured_power_rel_se = 0;
     bool measured_energy = false;
     std::uint64_t segments = 0;
