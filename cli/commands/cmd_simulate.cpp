@@ -122,7 +122,6 @@ struct SimulateOptions {
   std::vector<std::size_t> workers;
   std::vector<PolicySpec> policies;
   std::vector<std::vector<double>> ladders;  // one per --freqs; none: each policy's default (run_ladder)
-  bool default_ladder = true;
   std::optional<sim::DagSpec> dag;
   std::string trace_path;
   std::uint64_t seed = 1;
@@ -312,7 +311,6 @@ void read_sweep(const Args& a, SimulateOptions& o) {
     std::vector<double> hz;
     if (!parse_frequency_list(f, hz, error)) throw UsageError("--freqs " + f + ": " + error);
     o.ladders.push_back(std::move(hz));
-    o.default_ladder = false;
   }
 }
 
@@ -479,7 +477,7 @@ SimInput load_input(const SimulateOptions& o, double f_ref) {
 // A run's ladder: its --freqs, else its policy's default over the profile's
 // levels (the live session's choice: TempoLadder::default_for).
 std::vector<double> run_ladder(const SimulateOptions& o, const Combination& c) {
-  if (!o.default_ladder) return o.ladders[c.ladder];
+  if (!o.ladders.empty()) return o.ladders[c.ladder];
   return TempoLadder::default_for(c.policy.min_energy, o.profile.frequencies_hz).frequencies_hz();
 }
 
@@ -582,7 +580,7 @@ int run_simulate(const std::vector<std::string>& argv) {
     // compare's workload); a default ladder is each policy's own, so not part of it.
     const std::string freqs = ladder_text(run_ladder(o, c));
     const std::string workload = "sim " + in.workload_input + " --profile " + o.profile.name +
-                                 (o.default_ladder ? "" : " --freqs " + freqs) + o.extra_args;
+                                 (o.ladders.empty() ? "" : " --freqs " + freqs) + o.extra_args;
     const std::string command = "rubato simulate --profile " + quoted(o.profile.name) + " --workers " +
                                 std::to_string(c.workers) + " " + in.workload_input + " --policy " +
                                 quoted(c.policy.name()) + " --seed " + std::to_string(so.seed) + " --freqs " + freqs +

@@ -35,6 +35,18 @@ LearnerParams params() {
   return p;
 }
 
+// A deterministic draw from U[-1, 1] (a 64-bit LCG's top 24 bits).
+double uniform_pm1(std::uint64_t& state) {
+  state = state * 6364136223846793005ull + 1442695040888963407ull;
+  return static_cast<double>(state >> 40) / (1ull << 24) * 2 - 1;
+}
+
+// The time factor of work whose share `core_share` scales as 1/f at the
+// three core levels (2.3, 1.7, 1.2 GHz).
+double core_factor(int core, double core_share) {
+  return 1 + core_share * (2.3 / (core == 0 ? 2.3 : core == 1 ? 1.7 : 1.2) - 1);
+}
+
 // The plant: per type its reference segment (ns) and its time factor at
 // (core level, uncore level); segments per interval per type.
 struct PlantType {
@@ -73,8 +85,7 @@ struct Loop {
       in.activity = {20, 0};
       const LearnerDecision d = learner.current() ? *learner.current() : LearnerDecision{};
       in.uncore_level = static_cast<int>(d.uncore_level);
-      shared_jitter = shared_jitter * 6364136223846793005ull + 1442695040888963407ull;
-      const double common = 1 + shared * (static_cast<double>(shared_jitter >> 40) / (1ull << 24) * 2 - 1);
+      const double common = 1 + shared * uniform_pm1(shared_jitter);
       for (const PlantType& p : types) {
         const int c = level_of(d, p.type);
         const bool fastest = c == 0 && d.uncore_level == 0;
@@ -87,8 +98,7 @@ struct Loop {
         // ± spread, deterministic.
         double sum = 0, sq = 0;
         for (std::uint64_t k = 0; k < p.per_interval; ++k) {
-          jitter = jitter * 6364136223846793005ull + 1442695040888963407ull;
-          const double x = mean * (1 + p.spread * (static_cast<double>(jitter >> 40) / (1ull << 24) * 2 - 1));
+          const double x = mean * (1 + p.spread * uniform_pm1(jitter));
           sum += x;
           sq += (x * 1e-3) * (x * 1e-3);
         }
@@ -107,10 +117,7 @@ struct Loop {
 
 // Insensitive to the uncore down to `knee_level`, then 8 % more per level.
 std::function<double(int, int)> uncore_knee(int knee_level, double core_share) {
-  return [=](int core, int uncore) {
-    const double core_f = 1 + core_share * (2.3 / (core == 0 ? 2.3 : core == 1 ? 1.7 : 1.2) - 1);
-    return core_f + 0.08 * std::max(0, uncore - knee_level);
-  };
+  return [=](int core, int uncore) { return core_factor(core, core_share) + 0.08 * std::max(0, uncore - knee_level); };
 }
 
 }  // namespace
@@ -376,9 +383,7 @@ TEST_CASE("MinEnergy.Learner.TheCoreGivesALevelBackWhereTheUncoreHasNoRoom", "[c
     LearnerParams lp(FrequencyModel(p, 2.2e9));
     lp.interval_s = 0.01;
     Loop loop(lp);
-    loop.types = {{1, 1e6, [](int core, int uncore) {
-                     return 1 + 0.1 * (2.3 / (core == 0 ? 2.3 : core == 1 ? 1.7 : 1.2) - 1) + 0.02 * uncore;
-                   }}};
+    loop.types = {{1, 1e6, [](int core, int uncore) { return core_factor(core, 0.1) + 0.02 * uncore; }}};
     loop.run(600);
     const LearnerDecision& d = loop.now_decision();
     CHECK(d.stage == "steady");
@@ -409,14 +414,7 @@ TEST_CASE("MinEnergy.Learner.FewSegmentsAnIntervalStillJudgeNearTheEdge", "[core
   // a verdict on the segments' error alone refuses it after 12 intervals.
   Loop loop;
   PlantType t{1, 2e6, [](int core, int uncore) {
-                return 1 +
-                       0.9 * (2.3 / (core == 0   ? 2.3
-                                     : core == 1 ? 1.7
-                                                 : 1.2) -
-                              1) +
-                       (uncore == 0   ? 0.0
-                        : uncore == 1 ? 0.02
-                                      : 0.15);
+                return core_factor(core, 0.9) + (uncore == 0 ? 0.0 : uncore == 1 ? 0.02 : 0.15);
               }};
   t.per_interval = 6;
   t.spread = 0.15;
@@ -486,8 +484,7 @@ TEST_CASE("MinEnergy.Learner.AFewNoisyMeterReadsDoNotUndoAStep", "[core][min-ene
     loop.jitter = seed;
     std::uint64_t meter_jitter = seed * 7919;
     loop.meter = [&meter_jitter](const LearnerDecision& d) {
-      meter_jitter = meter_jitter * 6364136223846793005ull + 1442695040888963407ull;
-      const double noise = 0.3 * (static_cast<double>(meter_jitter >> 40) / (1ull << 24) * 2 - 1);
+      const double noise = 0.3 * uniform_pm1(meter_jitter);
       return (100.0 - 2.0 * static_cast<double>(d.uncore_level) - 3.0 * d.core_ceiling) * (1 + noise);
     };
     loop.types = {{1, 1e6, [](int, int) { return 1.0; }}};

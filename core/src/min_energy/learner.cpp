@@ -302,24 +302,23 @@ double Learner::batch_variance(const std::vector<TaskType>& types, int& batches)
   // R = Σb / Σr, and its variance that of a ratio estimator,
   // Σ (b_i - R r_i)² / (k (k-1) r̄²).
   std::vector<std::pair<double, double>> busy_reference;
+  double busy = 0, reference = 0;  // Σb, Σr
   for (const auto& interval : m_.at_ceiling_by_interval) {
-    double busy = 0, reference = 0;
+    double b = 0, r = 0;
     for (TaskType t : types) {
       const auto it = interval.find(t);
       const TypeState& ts = types_.at(t);
       if (it == interval.end() || !ts.has_reference || !(ts.reference_mean > 0)) continue;
-      busy += it->second.sum_ns;
-      reference += it->second.n * ts.reference_mean;
+      b += it->second.sum_ns;
+      r += it->second.n * ts.reference_mean;
     }
-    if (reference > 0) busy_reference.emplace_back(busy, reference);
-  }
-  batches = static_cast<int>(busy_reference.size());
-  if (batches < 2) return 0;
-  double busy = 0, reference = 0;
-  for (const auto& [b, r] : busy_reference) {
+    if (!(r > 0)) continue;
+    busy_reference.emplace_back(b, r);
     busy += b;
     reference += r;
   }
+  batches = static_cast<int>(busy_reference.size());
+  if (batches < 2) return 0;
   const double k = batches, ratio = busy / reference, mean_reference = reference / k;
   double sq = 0;
   for (const auto& [b, r] : busy_reference) sq += (b - ratio * r) * (b - ratio * r);
