@@ -77,6 +77,15 @@ inline bool has_note(const Report& r, const std::string& start) {
   return false;
 }
 
+// The tasks the report says had not ended when it was taken ("tbb: N tasks
+// started on other threads had not ended ..."); 0 without that note.
+inline std::uint64_t tasks_not_ended(const Report& r) {
+  const std::string tail = " tasks started on other threads had not ended";
+  for (const auto& n : r.notes)
+    if (n.rfind("tbb: ", 0) == 0 && n.find(tail) != std::string::npos) return std::stoull(n.substr(5));
+  return 0;
+}
+
 // name -> value from the ground-truth file ("tasks N" lines).
 inline std::map<std::string, long> read_truth(const std::string& path) {
   std::map<std::string, long> out;

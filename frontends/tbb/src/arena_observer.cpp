@@ -2,8 +2,10 @@
 
 #include <oneapi/tbb/version.h>
 
+#include <chrono>
 #include <cstdio>
 #include <string>
+#include <thread>
 
 #include "thread_lookup.hpp"
 
@@ -17,6 +19,36 @@ SessionInfo session_info(EventLevel level) {
   if (level == EventLevel::threads_only) return SessionInfo{"tbb-preload", runtime, false};
   if (level == EventLevel::itt_tasks) return SessionInfo{"tbb-preload", runtime, true};
   return SessionInfo{"tbb", runtime, true};
+}
+
+// Tasks other threads started and have not ended: started (popped or stolen)
+// less completed, less those a cancelled group dropped (counted as pops).
+std::uint64_t tasks_running_elsewhere(const Frontend& fe, WorkerId self) {
+  std::uint64_t started = 0;
+  std::uint64_t ended = fe.discarded.load(std::memory_order_relaxed);
+  for (const WorkerStats& s : fe.engine.worker_stats()) {
+    if (s.id == self) continue;  // a task that called exit cannot end now
+    started += s.pops + s.steals;
+    ended += s.tasks_completed;
+  }
+  return started > ended ? started - ended : 0;
+}
+
+// oneTBB releases a task's waiter inside the task's execute(), before the
+// worker's end notification: the program can return from its last wait and
+// exit while that end is on its way (a thread descheduled there, on a busy
+// machine). The report waits for it, as the trace does (task_trace.hpp), at
+// most kExitGrace: exit never hangs on a thread that stays inside a task.
+constexpr std::chrono::milliseconds kExitGrace{100};
+
+std::uint64_t wait_for_running_tasks(const Frontend& fe, WorkerId self) {
+  const auto grace_end = std::chrono::steady_clock::now() + kExitGrace;
+  std::uint64_t running = tasks_running_elsewhere(fe, self);
+  while (running > 0 && std::chrono::steady_clock::now() < grace_end) {
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    running = tasks_running_elsewhere(fe, self);
+  }
+  return running;
 }
 
 }  // namespace
@@ -163,6 +195,18 @@ const Report& ArenaObserver::finish() noexcept {
   if (fe.level == EventLevel::threads_only)
     for (std::size_t x = 0; x < fe.max_workers; ++x)
       if (fe.in_arena[x].load(std::memory_order_relaxed)) fe.engine.task_end(static_cast<WorkerId>(x), false);
+  if (fe.level != EventLevel::threads_only) {
+    try {
+      if (const std::uint64_t running = wait_for_running_tasks(fe, w); running > 0)
+        session_->note("tbb: " + std::to_string(running) +
+                       " tasks started on other threads had not ended when the report was taken (it waited " +
+                       std::to_string(kExitGrace.count()) +
+                       " ms for them): a thread still inside a task at exit, or a task that threw on a thread that "
+                       "ran no task after it; counted as started, not completed");
+    } catch (...) {
+      session_->count_error();
+    }
+  }
   retract(fe);
   if (before_report_) before_report_();
   add_notes();

@@ -209,12 +209,13 @@ long cancelled() {
 }
 
 // A task still running when main returns: enqueued, it tells main it has
-// started and then works on for a few milliseconds, unwaited for.
-long exit_in_task() {
+// started and then works on for `ms` milliseconds, unwaited for (3: it ends
+// while the process exits; 5000: the process is gone first).
+long exit_in_task(int ms) {
   static std::atomic<bool> started{false};
-  tbb::this_task_arena::enqueue([] {
+  tbb::this_task_arena::enqueue([ms] {
     started.store(true);
-    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
   });
   while (!started.load()) std::this_thread::yield();
   return 1;
@@ -224,10 +225,10 @@ long exit_in_task() {
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::fprintf(
-        stderr,
-        "usage: %s fib|serial|defer|arena|parallel_for|reduce|invoke|flow|throw|cancel|exit_in_task TRUTH_FILE\n",
-        argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s fib|serial|defer|arena|parallel_for|reduce|invoke|flow|throw|cancel|exit_in_task|"
+                 "exit_in_long_task TRUTH_FILE\n",
+                 argv[0]);
     return 2;
   }
   const char* what = argv[1];
@@ -260,7 +261,8 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(what, "flow")) result = flow();
     else if (!std::strcmp(what, "throw")) result = throwing();
     else if (!std::strcmp(what, "cancel")) result = cancelled();
-    else if (!std::strcmp(what, "exit_in_task")) result = exit_in_task();
+    else if (!std::strcmp(what, "exit_in_task")) result = exit_in_task(3);
+    else if (!std::strcmp(what, "exit_in_long_task")) result = exit_in_task(5000);
     else {
       std::fprintf(stderr, "unknown case %s\n", what);
       return 2;
