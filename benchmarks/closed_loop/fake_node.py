@@ -35,6 +35,7 @@ on a quiet machine. Workers are pinned (RUBATO_BINDING=static): with 2 workers
 on 2 CPUs, an unpinned worker's clock is often not its CPU's.
 
     python3 benchmarks/closed_loop/fake_node.py --build build/default [--trials 4] [--seconds 1] [--quick] [--oracle-runs 2]
+        [--phase-tasks 1000] [--phased-only]
 """
 import argparse
 import itertools
@@ -170,6 +171,9 @@ def main():
     ap.add_argument("--seconds", type=float, default=1.0, help="rubato calibrate --seconds (per power point)")
     ap.add_argument("--quick", action="store_true", help="three task kinds and the phased program, no mixed one")
     ap.add_argument("--oracle-runs", type=int, default=2, help="runs averaged per static pair of the oracle")
+    ap.add_argument("--phase-tasks", type=int, default=1000,
+                    help="tasks in each phase of the phased program (2 ms each, 2 workers: 1000 is ~1 s)")
+    ap.add_argument("--phased-only", action="store_true", help="the phased program only")
     a = ap.parse_args()
     base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
     work = tempfile.mkdtemp(prefix="rubato-fake-node-", dir=base)
@@ -184,12 +188,14 @@ def main():
         grid = [(bc, bu) for bc in (0.1, 0.5, 0.9) for bu in (0.0, 0.25, 0.5, 0.75) if bc + bu <= 1.0 + 1e-9]
         if a.quick:
             grid = [(0.1, 0.75), (0.5, 0.25), (0.9, 0.0)]
-        compute, memory = "compute:tasks=1000:work=2ms", "memory:tasks=1000:work=2ms"
+        compute, memory = (f"{kind}:tasks={a.phase_tasks}:work=2ms" for kind in ("compute", "memory"))
         points = [(f"tasks b_c {bc} b_u {bu}", [f"compute:tasks=2000:work=2ms:bc={bc}:bu={bu}"], None)
                   for bc, bu in grid]
+        if a.phased_only:
+            points = []
         points.append(("phased (compute, memory, compute, memory)", [compute, memory, compute, memory],
                        [compute, memory, compute, memory]))
-        if not a.quick:
+        if not a.quick and not a.phased_only:
             points.append(("mixed (compute and memory tasks interleaved)", ["mixed:tasks=2000:work=2ms"], None))
         print("| program | eco time / baseline | eco energy / baseline | static pairs (oracle) | time goal "
               "| energy goal |")
